@@ -1,0 +1,35 @@
+# llm0 — the two commands of README.md:
+#   make run    set up (Debian packages), build (Release), prepare the corpus, train, generate
+#   make test   set up, build, run every test (ctest)
+BUILD ?= build
+JOBS ?= $(shell nproc)
+MINUTES ?= 10
+
+.PHONY: all setup build test test-asan run bench clean
+
+all: build
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The same suite under AddressSanitizer + UBSan (Debug info, no -march=native).
+test-asan: setup
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM0_SANITIZE=ON -DLLM0_BENCH=OFF >/dev/null
+	@cmake --build build-asan -j$(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j$(JOBS)
+
+run: build
+	@MINUTES=$(MINUTES) scripts/main_job.sh
+
+bench: build
+	@scripts/bench.sh
+
+clean:
+	rm -rf $(BUILD) build-asan

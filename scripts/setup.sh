@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages llm0 needs to build, test and run its main job, when missing.
+# Usage: scripts/setup.sh   (root, or sudo available)
+set -euo pipefail
+PKGS=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev libcli11-dev
+      libgtest-dev googletest libbenchmark-dev fortunes-zh)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "setup: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

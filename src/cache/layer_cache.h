@@ -1,0 +1,27 @@
+// Per-layer inference state (DESIGN.md "The layer interface"). A model's cache is the list of its
+// layers' caches. Kinds: KV cache (this project's attention layers), latent cache (MLA) and
+// recurrent state (linear attention) implement the same interface.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace llm0 {
+
+/// What every per-layer cache reports. Positions are tokens, sizes bytes.
+class LayerCache {
+ public:
+  virtual ~LayerCache() = default;
+  /// Tokens stored (the next token goes to this position).
+  virtual int length() const = 0;
+  /// Maximum tokens this cache can hold; appending beyond it is an llm0::Error.
+  virtual int capacity() const = 0;
+  /// Bytes holding live state for the stored tokens (what `llm0 kv` computes per token × length,
+  /// plus any fixed state), in the dtype actually stored.
+  virtual size_t bytes_in_use() const = 0;
+  /// Bytes allocated (capacity).
+  virtual size_t bytes_allocated() const = 0;
+  /// Forget all tokens (length 0); memory stays allocated.
+  virtual void reset() = 0;
+};
+
+}  // namespace llm0

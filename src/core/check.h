@@ -1,0 +1,51 @@
+// Errors: llm0::Error and the LLM0_CHECK macro used at every load, config and shape boundary.
+// LLM0_CHECK is always on (also in Release); it throws llm0::Error carrying file:line and a
+// message formatted with "{}" placeholders. Only the CLI catches, prints and exits 1.
+#pragma once
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace llm0 {
+
+/// The one exception type of the library. what() = "file:line: message".
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+inline void format_to(std::ostringstream& os, std::string_view fmt) { os << fmt; }
+template <class A, class... Rest>
+void format_to(std::ostringstream& os, std::string_view fmt, const A& a, const Rest&... rest) {
+  const size_t at = fmt.find("{}");
+  if (at == std::string_view::npos) { os << fmt; return; }
+  os << fmt.substr(0, at) << a;
+  format_to(os, fmt.substr(at + 2), rest...);
+}
+}  // namespace detail
+
+/// Minimal "{}" formatter (g++ 12 has no std::format): format("a={} b={}", 1, 2) == "a=1 b=2".
+template <class... Args>
+std::string format(std::string_view fmt, const Args&... args) {
+  std::ostringstream os;
+  detail::format_to(os, fmt, args...);
+  return os.str();
+}
+
+}  // namespace llm0
+
+#define LLM0_CHECK(cond, ...)                                                              \
+  do {                                                                                     \
+    if (!(cond))                                                                           \
+      throw ::llm0::Error(::llm0::format("{}:{}: ", __FILE__, __LINE__) +                  \
+                          ::llm0::format(__VA_ARGS__));                                    \
+  } while (0)
+
+#define LLM0_FAIL(...) LLM0_CHECK(false, __VA_ARGS__)
+
+#ifdef NDEBUG
+#define LLM0_DCHECK(cond, ...) ((void)0)
+#else
+#define LLM0_DCHECK(cond, ...) LLM0_CHECK(cond, __VA_ARGS__)
+#endif

@@ -1,0 +1,56 @@
+// Parameter store: every parameter of a model lives in ONE contiguous float buffer, its gradient
+// in a second buffer of the same size (DESIGN.md "Parameter store"). Each parameter is a named
+// view with its Hugging Face name ("model.layers.3.self_attn.q_proj.weight") and PyTorch shape
+// (linear weights [out_features, in_features]). The optimizer is then one loop over the buffer,
+// and checkpoint I/O a walk over names.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace llm0 {
+
+/// One named parameter: [offset, offset + numel) in the store's buffers.
+struct ParamInfo {
+  std::string name;  // Hugging Face name
+  Shape shape;       // PyTorch shape
+  size_t offset = 0; // in floats
+  size_t numel = 0;
+};
+
+class ParamStore {
+ public:
+  /// Declares a parameter; call before finalize(). Throws llm0::Error on a duplicate name.
+  void declare(const std::string& name, Shape shape);
+  /// Allocates the value and gradient buffers (zero-filled). Views are valid after this.
+  void finalize();
+
+  size_t size() const { return total_; }                 // floats in each buffer
+  float* data() { return data_.get(); }
+  const float* data() const { return data_.get(); }
+  float* grad() { return grad_.get(); }
+  const float* grad() const { return grad_.get(); }
+  void zero_grad();
+
+  const std::vector<ParamInfo>& params() const { return params_; }
+  bool has(const std::string& name) const { return index_.count(name) != 0; }
+  /// Info for `name`. Throws llm0::Error naming the parameter if it does not exist.
+  const ParamInfo& info(const std::string& name) const;
+  /// Pointer to the value / gradient of `name` (after finalize()).
+  float* value(const std::string& name) { return data_.get() + info(name).offset; }
+  const float* value(const std::string& name) const { return data_.get() + info(name).offset; }
+  float* gradient(const std::string& name) { return grad_.get() + info(name).offset; }
+  Tensor value_tensor(const std::string& name);
+
+ private:
+  std::vector<ParamInfo> params_;
+  std::unordered_map<std::string, size_t> index_;
+  size_t total_ = 0;
+  bool finalized_ = false;
+  AlignedBuffer data_, grad_;
+};
+
+}  // namespace llm0

@@ -1,0 +1,20 @@
+// Threads: see threads.h.
+#include "core/threads.h"
+
+#include <cblas.h>
+#include <omp.h>
+
+#include "core/check.h"
+
+namespace llm0 {
+
+void set_num_threads(int n) {
+  LLM0_CHECK(n >= 0, "--threads must be >= 0 (0 = all cores), got {}", n);
+  if (n == 0) n = omp_get_num_procs();
+  omp_set_num_threads(n);
+  openblas_set_num_threads(n);
+}
+
+int num_threads() { return omp_get_max_threads(); }
+
+}  // namespace llm0

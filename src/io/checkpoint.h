@@ -1,0 +1,49 @@
+// Checkpoint directory (DESIGN.md "Conventions"): config.json + model.safetensors (Hugging Face
+// names and shapes, F32) [+ tokenizer.json, generation_config.json, trainer_state.json,
+// optimizer.safetensors]. A directory is written under DIR.tmp and swapped in by rename, so a
+// reader sees the previous checkpoint or the complete new one, never a half-written one.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "model/model.h"
+
+namespace llm0 {
+
+/// Builds a checkpoint directory next to its final place; commit() publishes it atomically.
+class CheckpointWriter {
+ public:
+  /// Creates `dir` + ".tmp" (removing a stale one). Throws llm0::Error naming the directory if
+  /// the parent is missing or not writable.
+  explicit CheckpointWriter(std::string dir);
+  /// Removes the temporary directory unless commit() succeeded.
+  ~CheckpointWriter();
+  /// Path of `file` inside the temporary directory (write your files there before commit()).
+  std::string path(const std::string& file) const;
+  /// Renames DIR.tmp to DIR (the old DIR, if any, is moved aside first and then deleted).
+  void commit();
+
+ private:
+  std::string dir_, tmp_;
+  bool committed_ = false;
+};
+
+/// Writes config.json and model.safetensors (F32) of `model` into directory `dir` (existing).
+void write_model_files(const Model& model, const std::string& dir);
+
+/// Writes a complete model checkpoint (config.json + model.safetensors, plus a copy of
+/// `tokenizer_json` when non-empty) atomically at `dir`.
+void save_checkpoint(const Model& model, const std::string& dir,
+                     const std::string& tokenizer_json = "");
+
+/// Loads config.json and the weights (model.safetensors, or the shards listed in
+/// model.safetensors.index.json) from `dir`; F32, F16 and BF16 tensors load as float32.
+/// Throws llm0::Error naming the file and tensor: missing directory/file, missing tensor,
+/// shape mismatch with the config, unexpected tensor. Tolerated: rotary_emb.inv_freq buffers and
+/// lm_head.weight of a tied model (ignored, as transformers does).
+std::unique_ptr<Model> load_model(const std::string& dir);
+
+/// Copies the weights of a loaded safetensors map into `model` (used by load_model).
+void load_weights(Model& model, const std::string& dir);
+
+}  // namespace llm0

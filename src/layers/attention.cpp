@@ -1,0 +1,92 @@
+// Attention layer: projections, QK-norm, RoPE, attention, output projection. See attention.h.
+#include "layers/attention.h"
+
+#include <cmath>
+
+#include "ops/attention.h"
+#include "ops/matmul.h"
+#include "ops/norm.h"
+#include "ops/rope.h"
+
+namespace llm0 {
+
+namespace {
+AttentionDims dims(const ModelConfig& c, int B, int Tq, int Tk, int q_offset) {
+  AttentionDims d;
+  d.B = B, d.Tq = Tq, d.Tk = Tk, d.q_offset = q_offset;
+  d.H = c.num_attention_heads, d.Hkv = c.num_key_value_heads, d.D = c.head_dim, d.Dv = c.head_dim;
+  d.scale = 1.0f / std::sqrt((float)c.head_dim);  // 1/√d_k
+  return d;
+}
+}  // namespace
+
+void AttentionLayer::project_qkv(const float* x, int N, const int* positions, float* q, float* k,
+                                 float* v, float* q_raw, float* k_raw, float* q_rstd,
+                                 float* k_rstd) const {
+  const int C = cfg->hidden_size, H = cfg->num_attention_heads, Hkv = cfg->num_key_value_heads;
+  const int D = cfg->head_dim;
+  const bool qk_norm = cfg->use_qk_norm;
+  linear_forward(qk_norm ? q_raw : q, x, w.q_w, w.q_b, N, C, H * D);       // [N, H, D]
+  linear_forward(qk_norm ? k_raw : k, x, w.k_w, w.k_b, N, C, Hkv * D);     // [N, Hkv, D]
+  linear_forward(v, x, w.v_w, w.v_b, N, C, Hkv * D);                       // [N, Hkv, D]
+  if (qk_norm) {  // Qwen3: RMSNorm over head_dim of each head's q and k, before RoPE
+    rmsnorm_forward(q, q_rstd, q_raw, w.q_norm, N * H, D, (float)cfg->rms_norm_eps);
+    rmsnorm_forward(k, k_rstd, k_raw, w.k_norm, N * Hkv, D, (float)cfg->rms_norm_eps);
+  }
+  if (cfg->position == PositionKind::Rope) {
+    rope_forward(q, positions, N, H, D, cfg->rotary_dim(), cfg->rope_theta);
+    rope_forward(k, positions, N, Hkv, D, cfg->rotary_dim(), cfg->rope_theta);
+  }
+}
+
+void AttentionLayer::forward(const float* x, int B, int T, const int* positions,
+                             AttentionSaved& s, float* y) const {
+  const int N = B * T, C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
+  project_qkv(x, N, positions, s.q, s.k, s.v, s.q_raw, s.k_raw, s.q_rstd, s.k_rstd);
+  attention_forward(s.attn, s.lse, s.q, s.k, s.v, dims(*cfg, B, T, T, 0));
+  linear_forward(y, s.attn, w.o_w, w.o_b, N, HD, C);
+}
+
+void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
+                              const int* positions, const AttentionSaved& s,
+                              const AttentionGradScratch& g) const {
+  const int N = B * T, C = cfg->hidden_size, H = cfg->num_attention_heads;
+  const int Hkv = cfg->num_key_value_heads, D = cfg->head_dim;
+  linear_backward(g.dattn, w.do_w, w.do_b, dy, s.attn, w.o_w, N, H * D, C);
+  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse,
+                     dims(*cfg, B, T, T, 0));
+  if (cfg->position == PositionKind::Rope) {
+    rope_backward(g.dq, positions, N, H, D, cfg->rotary_dim(), cfg->rope_theta);
+    rope_backward(g.dk, positions, N, Hkv, D, cfg->rotary_dim(), cfg->rope_theta);
+  }
+  const float* dq = g.dq;
+  const float* dk = g.dk;
+  if (cfg->use_qk_norm) {
+    rmsnorm_backward(g.dq_raw, w.dq_norm, g.dq, s.q_raw, w.q_norm, s.q_rstd, N * H, D);
+    rmsnorm_backward(g.dk_raw, w.dk_norm, g.dk, s.k_raw, w.k_norm, s.k_rstd, N * Hkv, D);
+    dq = g.dq_raw, dk = g.dk_raw;
+  }
+  // x feeds q, k and v: the first writes dx, the other two add.
+  linear_backward(dx, w.dq_w, w.dq_b, dq, x, w.q_w, N, C, H * D);
+  linear_backward(dx, w.dk_w, w.dk_b, dk, x, w.k_w, N, C, Hkv * D, true);
+  linear_backward(dx, w.dv_w, w.dv_b, g.dv, x, w.v_w, N, C, Hkv * D, true);
+}
+
+void AttentionLayer::forward_cached(const float* x, int Tn, int pos, const int* positions,
+                                    KvCache& cache, float* q, float* q_raw, float* k_raw,
+                                    float* rstd, float* attn, float* y,
+                                    WorkCounters& counters) const {
+  const int C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
+  // New K/V rows go straight into the cache: [pos, pos + Tn).
+  float* k_new = cache.k_rows(pos, Tn);
+  float* v_new = cache.v_rows(pos, Tn);
+  project_qkv(x, Tn, positions, q, k_new, v_new, q_raw, k_raw, rstd,
+              rstd + (long)Tn * cfg->num_attention_heads);
+  cache.commit(Tn);
+  counters.kv_projected += (uint64_t)Tn;
+  counters.qk_scores +=
+      attention_forward(attn, nullptr, q, cache.k(), cache.v(), dims(*cfg, 1, Tn, pos + Tn, pos));
+  linear_forward(y, attn, w.o_w, w.o_b, Tn, HD, C);
+}
+
+}  // namespace llm0

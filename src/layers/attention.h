@@ -1,0 +1,78 @@
+// Attention layer of a Llama/Qwen3/GPT-2-style block: q/k/v/o projections (optional bias,
+// `attention_bias`), optional QK-norm (Qwen3: per-head RMSNorm of q and k over head_dim, before
+// RoPE), RoPE on q and k (full or partial rotary; never v), causal grouped-query attention
+// (MHA: Hkv = H, GQA, MQA: Hkv = 1) and the output projection.
+// HF reference: transformers/models/qwen3/modeling_qwen3.py Qwen3Attention.forward.
+// Layouts: x, y [N, C] with N = B·T rows in (b, t) order; q [N, H, D]; k, v [N, Hkv, D].
+#pragma once
+#include <cstdint>
+
+#include "cache/kv_cache.h"
+#include "model/config.h"
+
+namespace llm0 {
+
+/// Work the engine really did, per layer (DESIGN.md "Counters").
+struct WorkCounters {
+  uint64_t kv_projected = 0;  // K/V vectors projected: one per token per layer (K and V together)
+  uint64_t qk_scores = 0;     // q·k dot products that entered a softmax (causal pairs × heads)
+};
+
+/// Training activations of one attention layer (views into the activation plan).
+struct AttentionSaved {
+  float* q_raw = nullptr;   // [N, H, D]   projections before QK-norm (QK-norm only)
+  float* k_raw = nullptr;   // [N, Hkv, D]
+  float* q_rstd = nullptr;  // [N, H]      QK-norm stats
+  float* k_rstd = nullptr;  // [N, Hkv]
+  float* q = nullptr;       // [N, H, D]   after QK-norm and RoPE
+  float* k = nullptr;       // [N, Hkv, D]
+  float* v = nullptr;       // [N, Hkv, D]
+  float* attn = nullptr;    // [N, H, D]   attention output = o_proj input
+  float* lse = nullptr;     // [B, H, T]   softmax log-sum-exp
+};
+
+/// Backward scratch shared by all layers (views into the activation plan).
+struct AttentionGradScratch {
+  float* dattn = nullptr;   // [N, H, D]
+  float* dq = nullptr;      // [N, H, D]
+  float* dk = nullptr;      // [N, Hkv, D]
+  float* dv = nullptr;      // [N, Hkv, D]
+  float* dq_raw = nullptr;  // [N, H, D]   (QK-norm only)
+  float* dk_raw = nullptr;  // [N, Hkv, D]
+};
+
+/// Parameter views (values and gradients) of one attention layer. Biases/norms may be null.
+struct AttentionWeights {
+  const float *q_w = nullptr, *q_b = nullptr, *k_w = nullptr, *k_b = nullptr;
+  const float *v_w = nullptr, *v_b = nullptr, *o_w = nullptr, *o_b = nullptr;
+  const float *q_norm = nullptr, *k_norm = nullptr;  // [D] QK-norm weights
+  float *dq_w = nullptr, *dq_b = nullptr, *dk_w = nullptr, *dk_b = nullptr;
+  float *dv_w = nullptr, *dv_b = nullptr, *do_w = nullptr, *do_b = nullptr;
+  float *dq_norm = nullptr, *dk_norm = nullptr;
+};
+
+struct AttentionLayer {
+  const ModelConfig* cfg = nullptr;
+  AttentionWeights w;
+
+  /// q [N, H, D], k, v [N, Hkv, D] from x [N, C]: projections, QK-norm, RoPE at positions[N].
+  /// q_raw/k_raw/q_rstd/k_rstd: QK-norm inputs and stats (scratch at inference, saved in training).
+  void project_qkv(const float* x, int N, const int* positions, float* q, float* k, float* v,
+                   float* q_raw, float* k_raw, float* q_rstd, float* k_rstd) const;
+
+  /// Training forward: y [N, C] = o_proj(attention(x)) for B sequences of T tokens.
+  void forward(const float* x, int B, int T, const int* positions, AttentionSaved& s,
+               float* y) const;
+  /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
+  void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
+                const AttentionSaved& s, const AttentionGradScratch& g) const;
+
+  /// Inference on Tn tokens at positions [pos, pos + Tn): appends their K/V to `cache` and attends
+  /// over all cached keys. Scratch: q, q_raw [Tn, H, D], k_raw [Tn, Hkv, D], rstd [Tn, H + Hkv],
+  /// attn [Tn, H, D]. Throws llm0::Error if the cache is full.
+  void forward_cached(const float* x, int Tn, int pos, const int* positions, KvCache& cache,
+                      float* q, float* q_raw, float* k_raw, float* rstd, float* attn, float* y,
+                      WorkCounters& counters) const;
+};
+
+}  // namespace llm0

@@ -1,0 +1,51 @@
+// Pre-norm decoder block. See block.h.
+#include "layers/block.h"
+
+#include <cstring>
+
+#include "ops/residual.h"
+
+namespace llm0 {
+
+void Block::forward(int B, int T, const int* positions, BlockSaved& s, const BlockScratch& g,
+                    float* out) const {
+  const int N = B * T;
+  const size_t NC = (size_t)N * norm1.C;
+  norm1.forward(s.ln1, s.ln1_mean, s.ln1_rstd, s.x_in, N);
+  attn.forward(s.ln1, B, T, positions, s.attn, g.branch);
+  std::memcpy(s.x_mid, s.x_in, NC * sizeof(float));
+  residual_add(s.x_mid, g.branch, NC);
+  norm2.forward(s.ln2, s.ln2_mean, s.ln2_rstd, s.x_mid, N);
+  mlp.forward(s.ln2, N, s.mlp, g.branch);
+  std::memcpy(out, s.x_mid, NC * sizeof(float));
+  residual_add(out, g.branch, NC);
+}
+
+void Block::backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,
+                     const BlockScratch& g) const {
+  const int N = B * T;
+  const size_t NC = (size_t)N * norm1.C;
+  // out = x_mid + mlp(norm2(x_mid)): ∂L/∂x_mid = dstream + norm2ᵀ(mlpᵀ(dstream)).
+  mlp.backward(g.dln, dstream, s.ln2, N, s.mlp, g.mlp);
+  norm2.backward(g.dnorm, g.dln, s.x_mid, s.ln2_mean, s.ln2_rstd, N);
+  residual_add(dstream, g.dnorm, NC);
+  // x_mid = x_in + attn(norm1(x_in)).
+  attn.backward(g.dln, dstream, s.ln1, B, T, positions, s.attn, g.attn);
+  norm1.backward(g.dnorm, g.dln, s.x_in, s.ln1_mean, s.ln1_rstd, N);
+  residual_add(dstream, g.dnorm, NC);
+}
+
+void Block::forward_cached(float* x, int Tn, int pos, const int* positions, KvCache& cache,
+                           const BlockInferScratch& g, WorkCounters& counters) const {
+  const size_t NC = (size_t)Tn * norm1.C;
+  norm1.forward(g.ln, nullptr, nullptr, x, Tn);
+  attn.forward_cached(g.ln, Tn, pos, positions, cache, g.q, g.q_raw, g.k_raw, g.rstd, g.attn,
+                      g.branch, counters);
+  residual_add(x, g.branch, NC);
+  norm2.forward(g.ln, nullptr, nullptr, x, Tn);
+  MlpSaved m = g.mlp;
+  mlp.forward(g.ln, Tn, m, g.branch);
+  residual_add(x, g.branch, NC);
+}
+
+}  // namespace llm0

@@ -1,0 +1,56 @@
+// Pre-norm decoder block (GPT-2 / Llama): h = x + attn(norm1(x)); out = h + mlp(norm2(h)).
+// HF names: input_layernorm, self_attn, post_attention_layernorm, mlp.
+// Layouts: x, out [N, C] with N = B·T rows.
+#pragma once
+#include "layers/attention.h"
+#include "layers/mlp.h"
+#include "layers/norm.h"
+
+namespace llm0 {
+
+/// Training activations of one block (views into the activation plan).
+struct BlockSaved {
+  float* x_in = nullptr;                           // [N, C] block input (residual stream)
+  float* ln1 = nullptr;                            // [N, C] norm1(x_in)
+  float *ln1_mean = nullptr, *ln1_rstd = nullptr;  // [N]
+  AttentionSaved attn;
+  float* x_mid = nullptr;                          // [N, C] x_in + attn
+  float* ln2 = nullptr;                            // [N, C] norm2(x_mid)
+  float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
+  MlpSaved mlp;
+};
+
+/// Scratch shared by all blocks in backward (and `branch` in forward).
+struct BlockScratch {
+  float* branch = nullptr;  // [N, C] attn / mlp output before the residual add
+  float* dln = nullptr;     // [N, C]
+  float* dnorm = nullptr;   // [N, C]
+  AttentionGradScratch attn;
+  MlpGradScratch mlp;
+};
+
+/// Inference scratch for Tn tokens (sized by the model).
+struct BlockInferScratch {
+  float *ln = nullptr, *branch = nullptr;                             // [Tn, C]
+  float *q = nullptr, *q_raw = nullptr, *k_raw = nullptr, *attn = nullptr;  // [Tn, H·D]
+  float* rstd = nullptr;                                              // [Tn, H + Hkv]
+  MlpSaved mlp;                                                       // [Tn, F] each
+};
+
+struct Block {
+  NormLayer norm1, norm2;
+  AttentionLayer attn;
+  MlpLayer mlp;
+
+  /// out [N, C] from s.x_in (which the caller filled); saves activations in s.
+  void forward(int B, int T, const int* positions, BlockSaved& s, const BlockScratch& g,
+               float* out) const;
+  /// dstream [N, C]: on entry ∂L/∂out, on exit ∂L/∂x_in. Parameter gradients accumulate.
+  void backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,
+                const BlockScratch& g) const;
+  /// Inference: x [Tn, C] updated in place (x += attn(...), then x += mlp(...)).
+  void forward_cached(float* x, int Tn, int pos, const int* positions, KvCache& cache,
+                      const BlockInferScratch& g, WorkCounters& counters) const;
+};
+
+}  // namespace llm0

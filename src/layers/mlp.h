@@ -1,0 +1,41 @@
+// Feed-forward layer. SwiGLU (hidden_act "silu"; HF LlamaMLP): y = down(silu(gate(x)) ⊙ up(x)).
+// GELU MLP (hidden_act "gelu*"; GPT-2 style, HF names up_proj/down_proj): y = down(gelu(up(x))).
+// Layouts: x, y [N, C]; gate, up, h [N, F] with F = intermediate_size.
+#pragma once
+#include "model/config.h"
+
+namespace llm0 {
+
+/// Activations of one MLP (training: saved; inference: scratch).
+struct MlpSaved {
+  float* gate = nullptr;  // [N, F] gate_proj output (SwiGLU only)
+  float* up = nullptr;    // [N, F] up_proj output (GELU: pre-activation)
+  float* h = nullptr;     // [N, F] down_proj input
+};
+
+/// Backward scratch, shared by all layers.
+struct MlpGradScratch {
+  float* dgate = nullptr;  // [N, F]
+  float* dup = nullptr;    // [N, F]
+  float* dh = nullptr;     // [N, F]
+};
+
+/// Parameter views; biases null unless mlp_bias; gate null for GELU.
+struct MlpWeights {
+  const float *gate_w = nullptr, *gate_b = nullptr, *up_w = nullptr, *up_b = nullptr;
+  const float *down_w = nullptr, *down_b = nullptr;
+  float *dgate_w = nullptr, *dgate_b = nullptr, *dup_w = nullptr, *dup_b = nullptr;
+  float *ddown_w = nullptr, *ddown_b = nullptr;
+};
+
+struct MlpLayer {
+  const ModelConfig* cfg = nullptr;
+  MlpWeights w;
+  /// y [N, C] = mlp(x [N, C]); fills s.
+  void forward(const float* x, int N, MlpSaved& s, float* y) const;
+  /// dx [N, C] overwritten; parameter gradients accumulate.
+  void backward(float* dx, const float* dy, const float* x, int N, const MlpSaved& s,
+                const MlpGradScratch& g) const;
+};
+
+}  // namespace llm0

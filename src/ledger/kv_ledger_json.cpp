@@ -1,0 +1,112 @@
+// KV ledger plumbing: dtype and --as parsing, names, reading a config file, and to_json.
+#include <fstream>
+
+#include "core/check.h"
+#include "ledger/kv_ledger.h"
+
+namespace llm0 {
+
+using nlohmann::json;
+
+KvDtype parse_kv_dtype(std::string_view name) {
+  if (name == "bf16") return KvDtype::kBf16;
+  if (name == "fp16") return KvDtype::kFp16;
+  if (name == "fp8") return KvDtype::kFp8;
+  if (name == "fp32") return KvDtype::kFp32;
+  LLM0_FAIL("unknown dtype \"{}\" (expected bf16, fp16, fp8 or fp32)", name);
+}
+
+const char* kv_dtype_name(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::kBf16: return "bf16";
+    case KvDtype::kFp16: return "fp16";
+    case KvDtype::kFp8: return "fp8";
+    case KvDtype::kFp32: return "fp32";
+  }
+  return "?";
+}
+
+int kv_dtype_bytes(KvDtype dtype) {
+  switch (dtype) {
+    case KvDtype::kFp8: return 1;
+    case KvDtype::kFp32: return 4;
+    default: return 2;
+  }
+}
+
+const char* attention_kind_name(AttentionKind kind) {
+  switch (kind) {
+    case AttentionKind::kMHA: return "MHA";
+    case AttentionKind::kGQA: return "GQA";
+    case AttentionKind::kMQA: return "MQA";
+    case AttentionKind::kMLA: return "MLA";
+  }
+  return "?";
+}
+
+KvAs parse_kv_as(std::string_view text) {
+  if (text == "mha") return {AttentionKind::kMHA, 0};
+  if (text == "mqa") return {AttentionKind::kMQA, 1};
+  const std::string_view prefix = "gqa:";
+  LLM0_CHECK(text.substr(0, prefix.size()) == prefix && text.size() > prefix.size(),
+             "--as \"{}\": expected mha, mqa or gqa:G", text);
+  int64_t groups = 0;
+  for (const char ch : text.substr(prefix.size())) {
+    LLM0_CHECK(ch >= '0' && ch <= '9' && groups < (int64_t{1} << 40),
+               "--as \"{}\": G must be a positive integer", text);
+    groups = groups * 10 + (ch - '0');
+  }
+  LLM0_CHECK(groups >= 1, "--as \"{}\": G must be a positive integer", text);
+  return {AttentionKind::kGQA, groups};
+}
+
+KvLedger kv_ledger_from_file(const std::string& path, const KvOptions& opt) {
+  std::ifstream in(path);
+  LLM0_CHECK(in.good(), "{}: cannot open the config file", path);
+  json config;
+  try {
+    config = json::parse(in);
+  } catch (const json::exception& e) {
+    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
+  }
+  return kv_ledger(config, opt, path);
+}
+
+json to_json(const KvLedger& l) {
+  json groups = json::array(), layers = json::object();
+  for (const KvLayerGroup& g : l.groups) {
+    layers[g.layer_type] = g.layers;
+    groups.push_back({{"layer_type", g.layer_type},
+                      {"layers", g.layers},
+                      {"attention", g.attention ? json(attention_kind_name(*g.attention)) : json()},
+                      {"bytes_per_token_per_layer", g.bytes_per_token_per_layer},
+                      {"window", g.window},
+                      {"state_bytes_per_layer", g.state_bytes_per_layer},
+                      {"conv_bytes_per_layer", g.conv_bytes_per_layer},
+                      {"formula", g.formula}});
+  }
+  json j = {{"source", l.source}, {"model_type", l.model_type}, {"attention", l.attention},
+            {"attention_kind", attention_kind_name(l.attention_kind)}, {"hybrid", l.hybrid},
+            {"as", l.as}, {"dtype", kv_dtype_name(l.dtype)},
+            {"bytes_per_element", kv_dtype_bytes(l.dtype)},
+            {"num_hidden_layers", l.num_hidden_layers}, {"layers", layers},
+            {"num_attention_heads", l.num_attention_heads},
+            {"num_key_value_heads", l.num_key_value_heads}, {"head_dim", l.head_dim},
+            {"v_head_dim", l.v_head_dim}, {"sliding_window", l.sliding_window},
+            {"mtp_layers_not_counted", l.mtp_layers_not_counted},
+            {"kv_bytes_per_token", l.kv_bytes_per_token}, {"context", l.context},
+            {"kv_bytes_at_context", l.kv_bytes_at_context},
+            {"linear_state_bytes", l.linear_state_bytes}, {"linear_state_dtype", "fp32"},
+            {"conv_state_bytes", l.conv_state_bytes},
+            {"conv_state_dtype", kv_dtype_name(l.dtype)},
+            {"conv_window_positions", l.conv_window_positions},
+            {"conv_channels", l.conv_channels}, {"fixed_state_bytes", l.fixed_state_bytes},
+            {"total_bytes_at_context", l.total_bytes_at_context}, {"groups", groups},
+            {"notes", l.notes}};
+  if (l.mla_expanded_bytes_per_token > 0)
+    j["mla_expanded"] = {{"bytes_per_token", l.mla_expanded_bytes_per_token},
+                         {"formula", l.mla_expanded_formula}};
+  return j;
+}
+
+}  // namespace llm0

@@ -1,0 +1,154 @@
+// config.json <-> ModelConfig. See config.h.
+#include "model/config.h"
+
+#include <fstream>
+
+#include "core/check.h"
+
+namespace llm0 {
+
+namespace {
+
+template <class T>
+T get_field(const nlohmann::json& j, const char* key, const std::string& src) {
+  LLM0_CHECK(j.contains(key) && !j[key].is_null(), "{}: missing required field \"{}\"", src, key);
+  try {
+    return j[key].get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    LLM0_FAIL("{}: field \"{}\" has the wrong type ({})", src, key, e.what());
+  }
+  return T{};
+}
+
+template <class T>
+T get_or(const nlohmann::json& j, const char* key, T fallback, const std::string& src) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  return get_field<T>(j, key, src);
+}
+
+PositionKind parse_position(const std::string& s, const std::string& src) {
+  if (s == "rope") return PositionKind::Rope;
+  if (s == "learned" || s == "absolute") return PositionKind::Learned;
+  if (s == "none") return PositionKind::None;
+  LLM0_FAIL("{}: position_embedding_type=\"{}\" is not one of rope, learned, none", src, s);
+  return PositionKind::Rope;
+}
+
+const char* position_name(PositionKind p) {
+  return p == PositionKind::Rope ? "rope" : p == PositionKind::Learned ? "learned" : "none";
+}
+
+}  // namespace
+
+int ModelConfig::rotary_dim() const {
+  const int r = static_cast<int>(head_dim * partial_rotary_factor);
+  return r - (r % 2);
+}
+
+ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& src) {
+  LLM0_CHECK(j.is_object(), "{}: config must be a JSON object", src);
+  ModelConfig c;
+  c.model_type = get_or<std::string>(j, "model_type", "llama", src);
+  c.vocab_size = get_field<int>(j, "vocab_size", src);
+  c.hidden_size = get_field<int>(j, "hidden_size", src);
+  c.intermediate_size = get_field<int>(j, "intermediate_size", src);
+  c.num_hidden_layers = get_field<int>(j, "num_hidden_layers", src);
+  c.num_attention_heads = get_field<int>(j, "num_attention_heads", src);
+  c.num_key_value_heads = get_or<int>(j, "num_key_value_heads", c.num_attention_heads, src);
+  LLM0_CHECK(c.num_attention_heads > 0, "{}: num_attention_heads must be > 0", src);
+  c.head_dim = get_or<int>(j, "head_dim", c.hidden_size / c.num_attention_heads, src);
+  c.max_position_embeddings = get_field<int>(j, "max_position_embeddings", src);
+  const std::string norm_s = get_or<std::string>(j, "norm_type", "rmsnorm", src);
+  LLM0_CHECK(norm_s == "rmsnorm" || norm_s == "layernorm",
+             "{}: norm_type=\"{}\" is not rmsnorm or layernorm", src, norm_s);
+  c.norm = norm_s == "layernorm" ? NormKind::LayerNorm : NormKind::RMSNorm;
+  // No silent default for eps: RMSNorm needs rms_norm_eps, LayerNorm layer_norm_eps (or rms_norm_eps).
+  if (c.norm == NormKind::LayerNorm && j.contains("layer_norm_eps"))
+    c.rms_norm_eps = get_field<double>(j, "layer_norm_eps", src);
+  else
+    c.rms_norm_eps = get_field<double>(j, "rms_norm_eps", src);
+  c.position = parse_position(get_or<std::string>(j, "position_embedding_type", "rope", src), src);
+  if (c.position == PositionKind::Rope) c.rope_theta = get_field<double>(j, "rope_theta", src);
+  c.partial_rotary_factor = get_or<double>(j, "partial_rotary_factor", 1.0, src);
+  c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);
+  c.attention_bias = get_or<bool>(j, "attention_bias", false, src);
+  c.mlp_bias = get_or<bool>(j, "mlp_bias", false, src);
+  c.use_qk_norm = get_or<bool>(j, "use_qk_norm", c.model_type == "qwen3", src);
+  c.hidden_act = get_or<std::string>(j, "hidden_act", "silu", src);
+  c.bos_token_id = get_or<int>(j, "bos_token_id", -1, src);
+  c.eos_token_id = get_or<int>(j, "eos_token_id", -1, src);
+  c.validate(src);
+  return c;
+}
+
+void ModelConfig::validate(const std::string& src) const {
+  LLM0_CHECK(vocab_size > 0, "{}: vocab_size={} must be > 0", src, vocab_size);
+  LLM0_CHECK(hidden_size > 0, "{}: hidden_size={} must be > 0", src, hidden_size);
+  LLM0_CHECK(intermediate_size > 0, "{}: intermediate_size={} must be > 0", src, intermediate_size);
+  LLM0_CHECK(num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src, num_hidden_layers);
+  LLM0_CHECK(num_key_value_heads > 0, "{}: num_key_value_heads={} must be > 0", src,
+             num_key_value_heads);
+  LLM0_CHECK(num_attention_heads % num_key_value_heads == 0,
+             "{}: num_attention_heads={} not divisible by num_key_value_heads={}", src,
+             num_attention_heads, num_key_value_heads);
+  LLM0_CHECK(head_dim > 0, "{}: head_dim={} must be > 0", src, head_dim);
+  LLM0_CHECK(max_position_embeddings > 0, "{}: max_position_embeddings={} must be > 0", src,
+             max_position_embeddings);
+  LLM0_CHECK(rms_norm_eps > 0, "{}: rms_norm_eps={} must be > 0", src, rms_norm_eps);
+  LLM0_CHECK(hidden_act == "silu" || hidden_act == "gelu" || hidden_act == "gelu_new" ||
+                 hidden_act == "gelu_pytorch_tanh",
+             "{}: hidden_act=\"{}\" is not silu, gelu, gelu_new or gelu_pytorch_tanh", src, hidden_act);
+  if (position == PositionKind::Rope) {
+    LLM0_CHECK(rope_theta > 0, "{}: rope_theta={} must be > 0", src, rope_theta);
+    LLM0_CHECK(partial_rotary_factor > 0 && partial_rotary_factor <= 1,
+               "{}: partial_rotary_factor={} must be in (0, 1]", src, partial_rotary_factor);
+    LLM0_CHECK(rotary_dim() >= 2 && rotary_dim() <= 1024,
+               "{}: rotary dims head_dim*partial_rotary_factor={} must be in [2, 1024]", src,
+               rotary_dim());
+  }
+}
+
+nlohmann::json ModelConfig::to_json() const {
+  nlohmann::json j = {
+      {"architectures", {model_type == "qwen3" ? "Qwen3ForCausalLM" : "LlamaForCausalLM"}},
+      {"model_type", model_type},
+      {"vocab_size", vocab_size},
+      {"hidden_size", hidden_size},
+      {"intermediate_size", intermediate_size},
+      {"num_hidden_layers", num_hidden_layers},
+      {"num_attention_heads", num_attention_heads},
+      {"num_key_value_heads", num_key_value_heads},
+      {"head_dim", head_dim},
+      {"max_position_embeddings", max_position_embeddings},
+      {"rms_norm_eps", rms_norm_eps},
+      {"tie_word_embeddings", tie_word_embeddings},
+      {"attention_bias", attention_bias},
+      {"mlp_bias", mlp_bias},
+      {"use_qk_norm", use_qk_norm},
+      {"hidden_act", hidden_act},
+      {"position_embedding_type", position_name(position)},
+      {"norm_type", norm == NormKind::LayerNorm ? "layernorm" : "rmsnorm"},
+      {"torch_dtype", "float32"},
+  };
+  if (position == PositionKind::Rope) {
+    j["rope_theta"] = rope_theta;
+    j["partial_rotary_factor"] = partial_rotary_factor;
+  }
+  if (bos_token_id >= 0) j["bos_token_id"] = bos_token_id;
+  if (eos_token_id >= 0) j["eos_token_id"] = eos_token_id;
+  return j;
+}
+
+ModelConfig ModelConfig::from_file(const std::string& path) {
+  std::ifstream in(path);
+  LLM0_CHECK(in.good(), "cannot open config file {}", path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    LLM0_FAIL("{}: not valid JSON ({})", path, e.what());
+  }
+  return from_json(j, path);
+}
+
+}  // namespace llm0

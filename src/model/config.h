@@ -1,0 +1,60 @@
+// ModelConfig: a Hugging Face config.json, field names verbatim (LlamaConfig / Qwen3Config /
+// GPT-2-like variants). Unknown fields are ignored; missing required or inconsistent fields are
+// errors naming the field and the file. llm0 extensions (not in HF configs) are marked below.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace llm0 {
+
+/// How positions enter the model.
+enum class PositionKind {
+  Rope,     // RoPE on Q and K (Llama, Qwen3)
+  Learned,  // learned absolute table added to the embeddings (GPT-2's wpe)
+  None      // no positional signal (NoPE): causality alone
+};
+enum class NormKind { RMSNorm, LayerNorm };
+enum class MlpKind { SwiGLU, Gelu };
+
+struct ModelConfig {
+  std::string model_type = "llama";  // "llama", "qwen3", ...
+  int vocab_size = 0;
+  int hidden_size = 0;               // C
+  int intermediate_size = 0;         // F
+  int num_hidden_layers = 0;         // L
+  int num_attention_heads = 0;       // H
+  int num_key_value_heads = 0;       // Hkv (default: H)
+  int head_dim = 0;                  // D (default: hidden_size / H)
+  int max_position_embeddings = 0;   // context limit
+  double rms_norm_eps = 0;           // also used as LayerNorm eps ("layer_norm_eps" accepted)
+  double rope_theta = 0;             // required when position_embedding_type == "rope"
+  double partial_rotary_factor = 1;  // rotary_dim = head_dim * factor
+  bool tie_word_embeddings = false;
+  bool attention_bias = false;       // bias on q/k/v/o projections (HF LlamaConfig)
+  bool mlp_bias = false;             // bias on MLP projections (HF LlamaConfig)
+  bool use_qk_norm = false;          // Qwen3's per-head RMSNorm of q, k (true for model_type qwen3)
+  std::string hidden_act = "silu";   // "silu" -> SwiGLU; "gelu", "gelu_new", "gelu_pytorch_tanh" -> GELU MLP
+  // llm0 extensions (strings in config.json):
+  PositionKind position = PositionKind::Rope;  // "position_embedding_type": rope | learned | none
+  NormKind norm = NormKind::RMSNorm;           // "norm_type": rmsnorm | layernorm
+  int bos_token_id = -1, eos_token_id = -1;
+
+  MlpKind mlp() const { return hidden_act == "silu" ? MlpKind::SwiGLU : MlpKind::Gelu; }
+  bool gelu_tanh() const { return hidden_act != "gelu"; }
+  /// R = head_dim × partial_rotary_factor, rounded down to even (HF's int(head_dim * factor)).
+  int rotary_dim() const;
+
+  /// Parses and validates. `source` names the file in error messages.
+  /// Throws llm0::Error naming the field: missing required field, wrong type, non-positive size,
+  /// num_attention_heads % num_key_value_heads != 0, unknown hidden_act / norm / position kind.
+  static ModelConfig from_json(const nlohmann::json& j, const std::string& source = "config.json");
+  /// Reads and parses a config.json file. Throws llm0::Error naming the file.
+  static ModelConfig from_file(const std::string& path);
+  /// The config as Hugging Face style JSON (round-trips through from_json).
+  nlohmann::json to_json() const;
+  /// Re-checks the invariants (called by from_json). Throws llm0::Error.
+  void validate(const std::string& source = "config") const;
+};
+
+}  // namespace llm0

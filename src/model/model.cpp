@@ -1,0 +1,126 @@
+// Model forward/backward (training) and forward_cached (inference). See model.h.
+#include "model/model.h"
+
+#include <cstring>
+
+#include "cache/kv_cache.h"
+#include "model/plan.h"
+#include "ops/embedding.h"
+#include "ops/loss.h"
+#include "ops/matmul.h"
+#include "ops/residual.h"
+
+namespace llm0 {
+
+Model::Model(const ModelConfig& cfg) : cfg_(cfg) {
+  cfg_.validate();
+  declare_params();
+  bind_layers();
+  counters_.assign((size_t)cfg_.num_hidden_layers, WorkCounters{});
+  infer_ = std::make_unique<InferScratch>();
+}
+
+Model::~Model() = default;
+
+size_t Model::num_parameters() const {
+  size_t n = 0;
+  for (const ParamInfo& p : params_.params()) n += p.numel;
+  return n;
+}
+
+void Model::embed(const int* tokens, const int* positions, int N, float* x) const {
+  const int C = cfg_.hidden_size;
+  embedding_forward(x, tokens, embed_w_, N, C, cfg_.vocab_size);
+  if (cfg_.position == PositionKind::Learned)  // GPT-2: x = wte[token] + wpe[position]
+    for (int n = 0; n < N; ++n) residual_add(x + (long)n * C, pos_w_ + (long)positions[n] * C, C);
+}
+
+void Model::ensure_plan(int B, int T) {
+  LLM0_CHECK(B > 0 && T > 0, "batch [B={}, T={}] must be non-empty", B, T);
+  LLM0_CHECK(T <= cfg_.max_position_embeddings,
+             "sequence length T={} exceeds max_position_embeddings={}", T,
+             cfg_.max_position_embeddings);
+  if (!plan_ || plan_->B != B || plan_->T != T) plan_ = std::make_unique<TrainPlan>(cfg_, B, T);
+}
+
+double Model::forward(const int* tokens, const int* targets, int B, int T, long* count) {
+  ensure_plan(B, T);
+  TrainPlan& p = *plan_;
+  const int N = B * T, C = cfg_.hidden_size, V = cfg_.vocab_size, L = cfg_.num_hidden_layers;
+  std::memcpy(p.tokens.data(), tokens, sizeof(int) * (size_t)N);
+  std::memcpy(p.targets.data(), targets, sizeof(int) * (size_t)N);
+  embed(p.tokens.data(), p.positions.data(), N, p.blocks[0].x_in);
+  for (int il = 0; il < L; ++il) {
+    float* out = il + 1 < L ? p.blocks[(size_t)il + 1].x_in : p.x_final;
+    blocks_[(size_t)il].forward(B, T, p.positions.data(), p.blocks[(size_t)il], p.scratch, out);
+  }
+  final_norm_.forward(p.lnf, p.lnf_mean, p.lnf_rstd, p.x_final, N);
+  linear_forward(p.logits, p.lnf, head_w_, nullptr, N, C, V);  // [N, V]
+  return cross_entropy_forward(nullptr, p.logits, p.targets.data(), N, V, count);
+}
+
+const float* Model::logits() const {
+  LLM0_CHECK(plan_ != nullptr, "logits() before forward()");
+  return plan_->logits;
+}
+
+void Model::backward(float loss_scale) {
+  LLM0_CHECK(plan_ != nullptr, "backward() before forward()");
+  TrainPlan& p = *plan_;
+  const int B = p.B, T = p.T, N = B * T, C = cfg_.hidden_size, V = cfg_.vocab_size;
+  // dlogits overwrite the logits in place: [N, V].
+  cross_entropy_backward(p.logits, p.logits, p.targets.data(), N, V, loss_scale);
+  linear_backward(p.scratch.dln, dhead_w_, nullptr, p.logits, p.lnf, head_w_, N, C, V);
+  final_norm_.backward(p.dstream, p.scratch.dln, p.x_final, p.lnf_mean, p.lnf_rstd, N);
+  for (int il = cfg_.num_hidden_layers - 1; il >= 0; --il)
+    blocks_[(size_t)il].backward(p.dstream, B, T, p.positions.data(), p.blocks[(size_t)il],
+                                 p.scratch);
+  embedding_backward(dembed_w_, p.dstream, p.tokens.data(), N, C);
+  if (cfg_.position == PositionKind::Learned)
+    for (int n = 0; n < N; ++n)
+      residual_add(dpos_w_ + (long)p.positions[(size_t)n] * C, p.dstream + (long)n * C, C);
+}
+
+ModelCache Model::new_cache(int max_context) const {
+  LLM0_CHECK(max_context >= 0 && max_context <= cfg_.max_position_embeddings,
+             "max context {} must be in [0, max_position_embeddings={}] (0 = the maximum)",
+             max_context, cfg_.max_position_embeddings);
+  const int cap = max_context ? max_context : cfg_.max_position_embeddings;
+  ModelCache cache;
+  for (int il = 0; il < cfg_.num_hidden_layers; ++il)
+    cache.add(std::make_unique<KvCache>(cap, cfg_.num_key_value_heads, cfg_.head_dim,
+                                        cfg_.head_dim));
+  return cache;
+}
+
+void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* logits,
+                           bool last_only) {
+  LLM0_CHECK(Tn > 0, "forward_cached needs at least one token");
+  LLM0_CHECK(cache.num_layers() == cfg_.num_hidden_layers, "cache has {} layers, model {}",
+             cache.num_layers(), cfg_.num_hidden_layers);
+  const int pos = cache.length(), C = cfg_.hidden_size, V = cfg_.vocab_size;
+  LLM0_CHECK((long)pos + Tn <= cache.capacity(),
+             "context full: {} cached + {} new tokens exceed the cache capacity of {} tokens", pos,
+             Tn, cache.capacity());
+  InferScratch& s = *infer_;
+  s.ensure(cfg_, Tn);
+  for (int t = 0; t < Tn; ++t) s.positions[(size_t)t] = pos + t;
+  embed(tokens, s.positions.data(), Tn, s.x);
+  for (int il = 0; il < cfg_.num_hidden_layers; ++il)
+    blocks_[(size_t)il].forward_cached(s.x, Tn, pos, s.positions.data(),
+                                       cache.layer_as<KvCache>(il), s.block,
+                                       counters_[(size_t)il]);
+  const int first = last_only ? Tn - 1 : 0, rows = Tn - first;
+  final_norm_.forward(s.lnf, nullptr, nullptr, s.x + (long)first * C, rows);
+  linear_forward(logits, s.lnf, head_w_, nullptr, rows, C, V);
+}
+
+WorkCounters Model::total_counters() const {
+  WorkCounters t;
+  for (const WorkCounters& c : counters_) t.kv_projected += c.kv_projected, t.qk_scores += c.qk_scores;
+  return t;
+}
+
+void Model::reset_counters() { counters_.assign((size_t)cfg_.num_hidden_layers, WorkCounters{}); }
+
+}  // namespace llm0

@@ -1,0 +1,79 @@
+// Model: token embedding (+ learned positions) -> N pre-norm blocks -> final norm -> lm_head
+// (tied to the embedding when tie_word_embeddings). Parameters live in one ParamStore under their
+// Hugging Face names (see model/param_layout.cpp). Training: forward over [B, T] tokens saving
+// activations, backward accumulating gradients. Inference: forward_cached over new tokens with a
+// ModelCache (prefill, chunked prefill and decode are one code path).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cache/model_cache.h"
+#include "core/params.h"
+#include "layers/block.h"
+#include "model/config.h"
+
+namespace llm0 {
+
+struct TrainPlan;
+struct InferScratch;
+
+class Model {
+ public:
+  /// Declares and allocates all parameters (zero-filled; see init_weights / load_checkpoint).
+  /// Throws llm0::Error if the config is invalid.
+  explicit Model(const ModelConfig& cfg);
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelConfig& config() const { return cfg_; }
+  ParamStore& params() { return params_; }
+  const ParamStore& params() const { return params_; }
+  /// Σ numel over parameters (a tied embedding counts once).
+  size_t num_parameters() const;
+
+  // ---- training ----
+  /// tokens, targets [B, T] (targets < 0 are ignored). Saves activations for backward.
+  /// Returns Σ cross-entropy (nats) over the used targets; *count gets their number.
+  /// Throws llm0::Error for ids outside [0, vocab_size) or T > max_position_embeddings.
+  double forward(const int* tokens, const int* targets, int B, int T, long* count = nullptr);
+  /// Backward of the last forward for L = loss_scale · Σ loss (e.g. 1 / total target tokens):
+  /// parameter gradients accumulate (+=) into params().grad().
+  void backward(float loss_scale);
+  /// Logits [B·T, V] of the last forward (valid until backward()).
+  const float* logits() const;
+
+  // ---- inference ----
+  /// A fresh cache for this model: capacity = max_context (0 = max_position_embeddings).
+  /// Throws llm0::Error if max_context > max_position_embeddings or < 0.
+  ModelCache new_cache(int max_context = 0) const;
+  /// Runs tokens [Tn] at positions [cache.length(), cache.length() + Tn) and appends their
+  /// state to `cache`. logits: [Tn, V], or [1, V] for the last token when last_only.
+  /// Throws llm0::Error if the cache would overflow or an id is out of range.
+  void forward_cached(const int* tokens, int Tn, ModelCache& cache, float* logits,
+                      bool last_only = false);
+
+  /// Work counters per layer since the last reset (DESIGN.md "Counters").
+  const std::vector<WorkCounters>& layer_counters() const { return counters_; }
+  WorkCounters total_counters() const;
+  void reset_counters();
+
+ private:
+  void declare_params();
+  void bind_layers();
+  void embed(const int* tokens, const int* positions, int N, float* x) const;
+  void ensure_plan(int B, int T);
+
+  ModelConfig cfg_;
+  ParamStore params_;
+  std::vector<Block> blocks_;
+  NormLayer final_norm_;
+  const float *embed_w_ = nullptr, *pos_w_ = nullptr, *head_w_ = nullptr;
+  float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;
+  std::unique_ptr<TrainPlan> plan_;
+  std::unique_ptr<InferScratch> infer_;
+  std::vector<WorkCounters> counters_;
+};
+
+}  // namespace llm0

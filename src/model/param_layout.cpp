@@ -1,0 +1,113 @@
+// Parameter names and shapes (Hugging Face LlamaForCausalLM / Qwen3ForCausalLM layout; linear
+// weights [out_features, in_features]) and the binding of layer views to the store.
+//   model.embed_tokens.weight [V, C]            model.embed_positions.weight [P, C] (learned only;
+//   model.layers.{i}.input_layernorm.weight [C]  llm0's name, as OPT's embed_positions)
+//   model.layers.{i}.self_attn.{q,k,v,o}_proj.weight / .bias   model.layers.{i}.self_attn.{q,k}_norm.weight [D]
+//   model.layers.{i}.post_attention_layernorm.weight [C]
+//   model.layers.{i}.mlp.{gate,up,down}_proj.weight              model.norm.weight [C]
+//   lm_head.weight [V, C] (absent when tie_word_embeddings). LayerNorm adds a .bias beside each norm .weight.
+#include "model/model.h"
+
+namespace llm0 {
+
+namespace {
+std::string layer_prefix(int il) { return "model.layers." + std::to_string(il) + "."; }
+
+void declare_norm(ParamStore& p, const ModelConfig& c, const std::string& name) {
+  p.declare(name + ".weight", Shape{c.hidden_size});
+  if (c.norm == NormKind::LayerNorm) p.declare(name + ".bias", Shape{c.hidden_size});
+}
+
+void declare_linear(ParamStore& p, const std::string& name, int out, int in, bool bias) {
+  p.declare(name + ".weight", Shape{out, in});
+  if (bias) p.declare(name + ".bias", Shape{out});
+}
+}  // namespace
+
+void Model::declare_params() {
+  const ModelConfig& c = cfg_;
+  const int C = c.hidden_size, F = c.intermediate_size, D = c.head_dim;
+  params_.declare("model.embed_tokens.weight", Shape{c.vocab_size, C});
+  if (c.position == PositionKind::Learned)
+    params_.declare("model.embed_positions.weight", Shape{c.max_position_embeddings, C});
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    const std::string p = layer_prefix(il);
+    declare_norm(params_, c, p + "input_layernorm");
+    declare_linear(params_, p + "self_attn.q_proj", c.num_attention_heads * D, C, c.attention_bias);
+    declare_linear(params_, p + "self_attn.k_proj", c.num_key_value_heads * D, C, c.attention_bias);
+    declare_linear(params_, p + "self_attn.v_proj", c.num_key_value_heads * D, C, c.attention_bias);
+    declare_linear(params_, p + "self_attn.o_proj", C, c.num_attention_heads * D, c.attention_bias);
+    if (c.use_qk_norm) {
+      params_.declare(p + "self_attn.q_norm.weight", Shape{D});
+      params_.declare(p + "self_attn.k_norm.weight", Shape{D});
+    }
+    declare_norm(params_, c, p + "post_attention_layernorm");
+    if (c.mlp() == MlpKind::SwiGLU) declare_linear(params_, p + "mlp.gate_proj", F, C, c.mlp_bias);
+    declare_linear(params_, p + "mlp.up_proj", F, C, c.mlp_bias);
+    declare_linear(params_, p + "mlp.down_proj", C, F, c.mlp_bias);
+  }
+  declare_norm(params_, c, "model.norm");
+  if (!c.tie_word_embeddings) params_.declare("lm_head.weight", Shape{c.vocab_size, C});
+  params_.finalize();
+}
+
+namespace {
+// Value and gradient views of a parameter, or nulls when it does not exist (optional biases).
+struct Bind {
+  ParamStore& p;
+  const float* value(const std::string& n) const { return p.has(n) ? p.value(n) : nullptr; }
+  float* grad(const std::string& n) const { return p.has(n) ? p.gradient(n) : nullptr; }
+};
+
+NormLayer bind_norm(const Bind& b, const ModelConfig& c, const std::string& name) {
+  NormLayer n;
+  n.kind = c.norm, n.eps = (float)c.rms_norm_eps, n.C = c.hidden_size;
+  n.w = b.value(name + ".weight"), n.b = b.value(name + ".bias");
+  n.dw = b.grad(name + ".weight"), n.db = b.grad(name + ".bias");
+  return n;
+}
+}  // namespace
+
+void Model::bind_layers() {
+  const Bind b{params_};
+  blocks_.resize((size_t)cfg_.num_hidden_layers);
+  for (int il = 0; il < cfg_.num_hidden_layers; ++il) {
+    const std::string p = layer_prefix(il);
+    Block& blk = blocks_[(size_t)il];
+    blk.norm1 = bind_norm(b, cfg_, p + "input_layernorm");
+    blk.norm2 = bind_norm(b, cfg_, p + "post_attention_layernorm");
+    blk.attn.cfg = &cfg_;
+    AttentionWeights& a = blk.attn.w;
+    const std::string s = p + "self_attn.";
+    a.q_w = b.value(s + "q_proj.weight"), a.q_b = b.value(s + "q_proj.bias");
+    a.k_w = b.value(s + "k_proj.weight"), a.k_b = b.value(s + "k_proj.bias");
+    a.v_w = b.value(s + "v_proj.weight"), a.v_b = b.value(s + "v_proj.bias");
+    a.o_w = b.value(s + "o_proj.weight"), a.o_b = b.value(s + "o_proj.bias");
+    a.q_norm = b.value(s + "q_norm.weight"), a.k_norm = b.value(s + "k_norm.weight");
+    a.dq_w = b.grad(s + "q_proj.weight"), a.dq_b = b.grad(s + "q_proj.bias");
+    a.dk_w = b.grad(s + "k_proj.weight"), a.dk_b = b.grad(s + "k_proj.bias");
+    a.dv_w = b.grad(s + "v_proj.weight"), a.dv_b = b.grad(s + "v_proj.bias");
+    a.do_w = b.grad(s + "o_proj.weight"), a.do_b = b.grad(s + "o_proj.bias");
+    a.dq_norm = b.grad(s + "q_norm.weight"), a.dk_norm = b.grad(s + "k_norm.weight");
+    blk.mlp.cfg = &cfg_;
+    MlpWeights& m = blk.mlp.w;
+    const std::string f = p + "mlp.";
+    m.gate_w = b.value(f + "gate_proj.weight"), m.gate_b = b.value(f + "gate_proj.bias");
+    m.up_w = b.value(f + "up_proj.weight"), m.up_b = b.value(f + "up_proj.bias");
+    m.down_w = b.value(f + "down_proj.weight"), m.down_b = b.value(f + "down_proj.bias");
+    m.dgate_w = b.grad(f + "gate_proj.weight"), m.dgate_b = b.grad(f + "gate_proj.bias");
+    m.dup_w = b.grad(f + "up_proj.weight"), m.dup_b = b.grad(f + "up_proj.bias");
+    m.ddown_w = b.grad(f + "down_proj.weight"), m.ddown_b = b.grad(f + "down_proj.bias");
+  }
+  final_norm_ = bind_norm(b, cfg_, "model.norm");
+  embed_w_ = b.value("model.embed_tokens.weight");
+  dembed_w_ = b.grad("model.embed_tokens.weight");
+  pos_w_ = b.value("model.embed_positions.weight");
+  dpos_w_ = b.grad("model.embed_positions.weight");
+  // Tied: lm_head IS the embedding, so both uses add into one gradient (counted once).
+  const char* head = cfg_.tie_word_embeddings ? "model.embed_tokens.weight" : "lm_head.weight";
+  head_w_ = b.value(head);
+  dhead_w_ = b.grad(head);
+}
+
+}  // namespace llm0

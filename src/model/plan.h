@@ -1,0 +1,42 @@
+// Activation plans: every buffer the training step (per (B, T)) or an inference call (per Tn)
+// needs, carved from one Arena so the hot path never allocates.
+#pragma once
+#include <vector>
+
+#include "core/arena.h"
+#include "layers/block.h"
+#include "model/config.h"
+
+namespace llm0 {
+
+/// Training activations for B sequences of T tokens (N = B·T rows).
+struct TrainPlan {
+  int B = 0, T = 0;
+  Arena arena;
+  std::vector<BlockSaved> blocks;  // per layer
+  BlockScratch scratch;            // shared by all layers
+  std::vector<int> tokens, targets, positions;  // [N]
+  float* x_final = nullptr;                     // [N, C] last block output
+  float* lnf = nullptr;                         // [N, C] final norm output
+  float *lnf_mean = nullptr, *lnf_rstd = nullptr;  // [N]
+  float* logits = nullptr;                      // [N, V] (dlogits after backward)
+  float* dstream = nullptr;                     // [N, C]
+  /// Plans and allocates for (B, T).
+  TrainPlan(const ModelConfig& c, int B, int T);
+
+ private:
+  void carve(const ModelConfig& c);
+};
+
+/// Inference scratch for up to `rows` tokens per call; grows (reallocates) only when a call
+/// needs more rows than any before.
+struct InferScratch {
+  int rows = 0;
+  Arena arena;
+  BlockInferScratch block;
+  float *x = nullptr, *lnf = nullptr;  // [rows, C]
+  std::vector<int> positions;          // [rows]
+  void ensure(const ModelConfig& c, int n);
+};
+
+}  // namespace llm0

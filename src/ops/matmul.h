@@ -1,0 +1,17 @@
+// Linear layer (PyTorch nn.Linear): y = x · Wᵀ + b, every product through OpenBLAS cblas_sgemm.
+// Layouts (row-major, outermost first): x [N, I], W [O, I] (PyTorch [out_features, in_features]),
+// b [O], y [N, O]. Gradient rule (llm.c): dW and db accumulate (+=); dx is overwritten unless
+// `accumulate_dx` is set (used where two branches feed the same input).
+#pragma once
+
+namespace llm0 {
+
+/// y[N, O] = x[N, I] · W[O, I]ᵀ + b[O] (b may be null).
+void linear_forward(float* y, const float* x, const float* W, const float* b, int N, int I, int O);
+
+/// Backward of linear_forward. dy [N, O]. dx [N, I] = dy · W (overwritten, or += when
+/// accumulate_dx; dx may be null to skip); dW [O, I] += dyᵀ · x; db [O] += Σ_n dy (db may be null).
+void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x,
+                     const float* W, int N, int I, int O, bool accumulate_dx = false);
+
+}  // namespace llm0

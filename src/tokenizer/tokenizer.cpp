@@ -1,0 +1,172 @@
+// Tokenizer: training entry point, consistency checks, encode/decode (see tokenizer.h).
+// tokenizer.json reading and writing live in tokenizer_json.cpp.
+#include "tokenizer/tokenizer.h"
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/check.h"
+#include "tokenizer/pretokenize.h"
+#include "tokenizer/special_tokens.h"
+#include "tokenizer/utf8.h"
+
+namespace llm0 {
+
+/// Pre-token bytes -> ids; most words repeat, so encode looks here before running BPE.
+struct EncodeCache {
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  static constexpr size_t kMaxEntries = 1 << 18;  // cleared when full: memory stays bounded
+  static constexpr size_t kMaxWordBytes = 256;    // longer pre-tokens are not cached
+  std::mutex mutex;
+  std::unordered_map<std::string, std::vector<int>, Hash, std::equal_to<>> map;
+};
+
+namespace {
+
+bool is_utf8(std::string_view s) {
+  char32_t cp = 0;
+  for (size_t pos = 0; pos < s.size();) {
+    const int len = utf8_decode(s, pos, cp);
+    if (len == 0) return false;
+    pos += len;
+  }
+  return true;
+}
+
+// Unique pre-tokens of `documents` with their counts, sorted by bytes (specials cut out).
+std::vector<std::pair<std::string, int64_t>> count_words(
+    const std::vector<std::string>& documents,
+    const std::vector<std::pair<std::string, int>>& specials) {
+  std::unordered_map<std::string_view, int64_t> counts;
+  for (const std::string& doc : documents)
+    for (const TextSegment& seg : split_on_specials(doc, specials))
+      if (seg.special_id < 0)
+        for (std::string_view piece : pretokenize(seg.text)) ++counts[piece];
+  std::vector<std::pair<std::string, int64_t>> words;
+  words.reserve(counts.size());
+  for (const auto& [w, c] : counts) words.emplace_back(std::string(w), c);
+  std::sort(words.begin(), words.end());
+  return words;
+}
+
+}  // namespace
+
+Tokenizer Tokenizer::train(const std::vector<std::string>& documents, int vocab_size,
+                           const std::vector<std::string>& special_tokens) {
+  const int num_specials = static_cast<int>(special_tokens.size());
+  LLM0_CHECK(vocab_size >= 256 + num_specials,
+             "tokenizer: vocab_size={} is smaller than 256 byte tokens + {} special tokens",
+             vocab_size, num_specials);
+  std::vector<std::pair<std::string, int>> specials;
+  for (const std::string& s : special_tokens) {
+    LLM0_CHECK(!s.empty(), "tokenizer: empty special token");
+    LLM0_CHECK(is_utf8(s), "tokenizer: special token '{}' is not valid UTF-8", s);
+    for (const auto& [t, id] : specials) LLM0_CHECK(t != s, "tokenizer: special token '{}' repeated", s);
+    specials.emplace_back(s, -1);
+  }
+  BpeTrainResult r = bpe_train(count_words(documents, specials), vocab_size - num_specials);
+  Tokenizer tok;
+  tok.tokens_ = std::move(r.tokens);
+  tok.merges_ = std::move(r.merges);
+  for (auto& [text, id] : specials) {
+    id = static_cast<int>(tok.tokens_.size());
+    tok.tokens_.push_back(text);
+  }
+  tok.specials_ = std::move(specials);
+  tok.finish("tokenizer (trained)");
+  return tok;
+}
+
+void Tokenizer::finish(const std::string& where) {
+  const int V = static_cast<int>(tokens_.size());
+  std::vector<char> is_special(V, 0);
+  for (const auto& [text, id] : specials_) {
+    LLM0_CHECK(id >= 0 && id < V, "{}: special token '{}' has id {} outside [0, {})", where, text, id, V);
+    LLM0_CHECK(!text.empty() && tokens_[id] == text, "{}: special token id {} does not hold '{}'", where, id, text);
+    LLM0_CHECK(!is_special[id], "{}: two special tokens share id {}", where, id);
+    is_special[id] = 1;
+  }
+  std::unordered_map<std::string_view, int> ids;  // ordinary token bytes -> id
+  for (int id = 0; id < V; ++id) {
+    if (is_special[id]) continue;
+    LLM0_CHECK(!tokens_[id].empty(), "{}: token id {} is empty", where, id);
+    LLM0_CHECK(ids.emplace(tokens_[id], id).second, "{}: token id {} repeats the bytes of id {}",
+               where, id, ids[tokens_[id]]);
+  }
+  for (int b = 0; b < 256; ++b) {
+    const std::string byte(1, static_cast<char>(b));
+    const auto it = ids.find(byte);
+    LLM0_CHECK(it != ids.end(), "{}: no token for byte {} (byte-level BPE needs all 256)", where, b);
+    byte_ids_[b] = it->second;
+  }
+  merge_table_.clear();
+  for (int rank = 0; rank < static_cast<int>(merges_.size()); ++rank) {
+    const auto [l, r] = merges_[rank];
+    LLM0_CHECK(l >= 0 && l < V && r >= 0 && r < V && !is_special[l] && !is_special[r],
+               "{}: merge {} uses ids ({}, {}) that are not ordinary tokens", where, rank, l, r);
+    const auto it = ids.find(tokens_[l] + tokens_[r]);
+    LLM0_CHECK(it != ids.end(), "{}: merge {} ({}, {}) makes a token missing from the vocab",
+               where, rank, l, r);
+    merge_table_.emplace(merge_key(l, r), MergeRule{rank, it->second});  // first rank wins
+  }
+  std::sort(specials_.begin(), specials_.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  cache_ = std::make_shared<EncodeCache>();
+}
+
+void Tokenizer::encode_ordinary(std::string_view text, std::vector<int>& out) const {
+  for (std::string_view piece : pretokenize(text)) {
+    const bool cacheable = piece.size() <= EncodeCache::kMaxWordBytes;
+    if (cacheable) {
+      std::lock_guard lock(cache_->mutex);
+      const auto it = cache_->map.find(piece);
+      if (it != cache_->map.end()) {
+        out.insert(out.end(), it->second.begin(), it->second.end());
+        continue;
+      }
+    }
+    const size_t start = out.size();
+    bpe_encode_word(piece, byte_ids_, merge_table_, out);
+    if (!cacheable) continue;
+    std::lock_guard lock(cache_->mutex);
+    if (cache_->map.size() >= EncodeCache::kMaxEntries) cache_->map.clear();
+    cache_->map.emplace(std::string(piece), std::vector<int>(out.begin() + start, out.end()));
+  }
+}
+
+std::vector<int> Tokenizer::encode(std::string_view text) const {
+  std::vector<int> out;
+  out.reserve(text.size() / 2 + 1);
+  for (const TextSegment& seg : split_on_specials(text, specials_)) {
+    if (seg.special_id >= 0)
+      out.push_back(seg.special_id);
+    else
+      encode_ordinary(seg.text, out);
+  }
+  return out;
+}
+
+std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  std::string out;
+  for (int id : ids) out += token_bytes(id);
+  return out;
+}
+
+const std::string& Tokenizer::token_bytes(int id) const {
+  LLM0_CHECK(id >= 0 && id < vocab_size(), "tokenizer: token id {} outside [0, {})", id, vocab_size());
+  return tokens_[id];
+}
+
+int Tokenizer::special_id(std::string_view token) const {
+  for (const auto& [text, id] : specials_)
+    if (text == token) return id;
+  LLM0_FAIL("tokenizer: no special token '{}'", token);
+  return -1;  // unreachable
+}
+
+}  // namespace llm0

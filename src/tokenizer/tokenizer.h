@@ -1,0 +1,83 @@
+// Byte-level BPE tokenizer (GPT-2 style, arXiv:1508.07909 + Radford et al. 2019): text bytes ->
+// special-token split -> pre-tokens (pretokenize.h) -> BPE merges by rank -> token ids.
+// Any byte string encodes (there is a token for every byte) and decode(encode(x)) == x.
+// Ids of a trained tokenizer: 0..255 the single bytes, then one per merge in training order,
+// then the special tokens. Saved and loaded as a Hugging Face tokenizer.json (model type BPE).
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tokenizer/bpe_encode.h"
+#include "tokenizer/bpe_train.h"
+
+namespace llm0 {
+
+struct EncodeCache;  // pre-token -> ids, shared by copies (tokenizer.cpp)
+
+/// Byte-level BPE tokenizer. Immutable once built; encode() is thread-safe.
+class Tokenizer {
+ public:
+  /// Trains on `documents` to `vocab_size` tokens in all: 256 byte tokens + merges + specials
+  /// (fewer merges if the corpus runs out of pairs; vocab_size() then reports the real size).
+  /// Tie-breaking (bpe_train.h): highest pair count, then smallest left id, then smallest
+  /// right id. Special tokens inside documents are cut out before counting. Throws
+  /// llm0::Error if vocab_size < 256 + number of specials, or a special is empty, repeated or
+  /// not valid UTF-8 (tokenizer.json stores it as a JSON string).
+  static Tokenizer train(const std::vector<std::string>& documents, int vocab_size,
+                         const std::vector<std::string>& special_tokens = {"<|endoftext|>"});
+
+  /// Loads a Hugging Face tokenizer.json with a byte-level BPE model (model.vocab,
+  /// model.merges as "a b" strings or [a, b] pairs, added_tokens). Pre-tokenization always
+  /// follows llm0's rules (pretokenize.h), whatever the file's pre_tokenizer says.
+  /// Throws llm0::Error naming the file and the field on malformed input.
+  static Tokenizer load(const std::string& path);
+
+  /// Writes tokenizer.json to `path` (via path + ".tmp", then rename). Throws llm0::Error if
+  /// the file cannot be written.
+  void save(const std::string& path) const;
+
+  /// Token ids of `text` (any bytes). Special tokens are matched verbatim first.
+  std::vector<int> encode(std::string_view text) const;
+
+  /// The bytes of `ids` concatenated (specials give their text). Throws on an id outside
+  /// [0, vocab_size()).
+  std::string decode(const std::vector<int>& ids) const;
+
+  /// Raw bytes of one token (may end inside a UTF-8 character: stream through
+  /// infer/utf8_stream.h's Utf8Stream). Throws on an id out of range.
+  const std::string& token_bytes(int id) const;
+
+  /// Number of tokens, specials included.
+  int vocab_size() const { return static_cast<int>(tokens_.size()); }
+
+  /// Id of special token `token`. Throws llm0::Error if it is not a special token.
+  int special_id(std::string_view token) const;
+
+  /// Id of <|endoftext|>. Throws llm0::Error if the tokenizer has none.
+  int eos_id() const { return special_id("<|endoftext|>"); }
+
+  /// Merge rules in rank order (ids of left and right token).
+  const std::vector<BpeMerge>& merges() const { return merges_; }
+
+  /// Special tokens as (text, id), in id order.
+  const std::vector<std::pair<std::string, int>>& special_tokens() const { return specials_; }
+
+ private:
+  Tokenizer() = default;
+  // Checks consistency and builds the derived tables; `where` prefixes error messages.
+  void finish(const std::string& where);
+  void encode_ordinary(std::string_view text, std::vector<int>& out) const;
+
+  std::vector<std::string> tokens_;                    // [V] raw bytes of each id
+  std::vector<BpeMerge> merges_;                       // rank order
+  std::vector<std::pair<std::string, int>> specials_;  // (text, id)
+  std::array<int, 256> byte_ids_{};                    // id of each single byte
+  MergeTable merge_table_;                             // (left, right) -> (rank, id)
+  std::shared_ptr<EncodeCache> cache_;
+};
+
+}  // namespace llm0

@@ -1,0 +1,148 @@
+// Tokenizer::save / Tokenizer::load: Hugging Face tokenizer.json (tokenizers 0.x "version 1.0"
+// layout; reference: huggingface/tokenizers src/models/bpe/serialization.rs). Token strings are
+// byte-level (byte_unicode.h). The pre_tokenizer written is Split(pretokenize_regex(), Isolated)
+// then ByteLevel(use_regex=false), the decoder ByteLevel; special tokens are added_tokens.
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "core/check.h"
+#include "io/atomic_file.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/pretokenize.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llm0 {
+
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr int64_t kMaxVocab = 1 << 24;  // refuse absurd ids before allocating
+
+ordered_json byte_level_json(bool prefix_space) {
+  return {{"type", "ByteLevel"}, {"add_prefix_space", prefix_space}, {"trim_offsets", true},
+          {"use_regex", false}};
+}
+
+ordered_json model_json(const std::vector<std::string>& tokens, const std::vector<BpeMerge>& merges) {
+  ordered_json vocab = ordered_json::object();
+  for (size_t id = 0; id < tokens.size(); ++id) vocab[bytes_to_byte_level(tokens[id])] = id;
+  ordered_json merge_list = ordered_json::array();
+  for (const auto& [l, r] : merges)
+    merge_list.push_back(bytes_to_byte_level(tokens[l]) + " " + bytes_to_byte_level(tokens[r]));
+  return {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
+          {"continuing_subword_prefix", nullptr}, {"end_of_word_suffix", nullptr},
+          {"fuse_unk", false}, {"byte_fallback", false}, {"ignore_merges", false},
+          {"vocab", std::move(vocab)}, {"merges", std::move(merge_list)}};
+}
+
+// Reads JSON from `path`, naming the file in every error.
+json read_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  LLM0_CHECK(f.good(), "{}: cannot open tokenizer file", path);
+  try {
+    return json::parse(f);
+  } catch (const json::exception& e) {
+    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
+  }
+  return {};  // unreachable
+}
+
+// "Ġa b" / ["Ġa", "b"] -> the two byte-level strings of merge `i`.
+std::pair<std::string, std::string> merge_parts(const json& m, const std::string& path, size_t i) {
+  if (m.is_string()) {
+    const std::string s = m.get<std::string>();
+    const size_t sp = s.find(' ');
+    LLM0_CHECK(sp != std::string::npos && sp > 0 && sp + 1 < s.size() &&
+                   s.find(' ', sp + 1) == std::string::npos,
+               "{}: model.merges[{}] = '{}' is not \"left right\"", path, i, s);
+    return {s.substr(0, sp), s.substr(sp + 1)};
+  }
+  LLM0_CHECK(m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string(),
+             "{}: model.merges[{}] is neither \"left right\" nor [left, right]", path, i);
+  return {m[0].get<std::string>(), m[1].get<std::string>()};
+}
+
+}  // namespace
+
+void Tokenizer::save(const std::string& path) const {
+  ordered_json added = ordered_json::array();
+  for (const auto& [text, id] : specials_)
+    added.push_back({{"id", id}, {"content", text}, {"single_word", false}, {"lstrip", false},
+                     {"rstrip", false}, {"normalized", false}, {"special", true}});
+  ordered_json split = {{"type", "Split"}, {"pattern", {{"Regex", pretokenize_regex()}}},
+                        {"behavior", "Isolated"}, {"invert", false}};
+  ordered_json j = {{"version", "1.0"}, {"truncation", nullptr}, {"padding", nullptr},
+                    {"added_tokens", std::move(added)}, {"normalizer", nullptr},
+                    {"pre_tokenizer", {{"type", "Sequence"},
+                                       {"pretokenizers", {split, byte_level_json(false)}}}},
+                    {"post_processor", byte_level_json(false)},
+                    {"decoder", byte_level_json(false)}, {"model", model_json(tokens_, merges_)}};
+  std::string text;
+  try {
+    text = j.dump(1);
+  } catch (const ordered_json::exception& e) {  // e.g. a special token that is not UTF-8
+    LLM0_FAIL("{}: cannot serialise tokenizer: {}", path, e.what());
+  }
+  text += '\n';
+  AtomicFile file(path);  // path + ".tmp", then rename; a failed save leaves `path` untouched
+  file.write(text.data(), text.size());
+  file.commit();
+}
+
+Tokenizer Tokenizer::load(const std::string& path) {
+  const json j = read_json(path);
+  LLM0_CHECK(j.is_object() && j.contains("model") && j["model"].is_object(),
+             "{}: missing object field 'model'", path);
+  const json& model = j["model"];
+  LLM0_CHECK(model.value("type", std::string("BPE")) == "BPE",
+             "{}: model.type is '{}', expected 'BPE'", path, model.value("type", std::string()));
+  LLM0_CHECK(model.contains("vocab") && model["vocab"].is_object(),
+             "{}: missing object field 'model.vocab'", path);
+  LLM0_CHECK(model.contains("merges") && model["merges"].is_array(),
+             "{}: missing array field 'model.merges'", path);
+  std::map<int64_t, std::string> by_id;          // id -> raw bytes
+  std::map<std::string, int> vocab;              // byte-level string -> id
+  for (const auto& [key, value] : model["vocab"].items()) {
+    LLM0_CHECK(value.is_number_integer() && value.get<int64_t>() >= 0 && value.get<int64_t>() < kMaxVocab,
+               "{}: model.vocab['{}'] is not an id in [0, {})", path, key, kMaxVocab);
+    const auto bytes = byte_level_to_bytes(key);
+    LLM0_CHECK(bytes.has_value(), "{}: model.vocab key '{}' is not a byte-level string", path, key);
+    const int64_t id = value.get<int64_t>();
+    LLM0_CHECK(by_id.emplace(id, *bytes).second, "{}: model.vocab uses id {} twice", path, id);
+    vocab[key] = static_cast<int>(id);
+  }
+  Tokenizer tok;
+  if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
+    const json& added = j["added_tokens"];
+    LLM0_CHECK(added.is_array(), "{}: field 'added_tokens' is not an array", path);
+    for (size_t i = 0; i < added.size(); ++i) {
+      const json& a = added[i];
+      LLM0_CHECK(a.is_object() && a.contains("id") && a["id"].is_number_integer() &&
+                     a["id"].get<int64_t>() >= 0 && a["id"].get<int64_t>() < kMaxVocab &&
+                     a.contains("content") && a["content"].is_string(),
+                 "{}: added_tokens[{}] needs an integer 'id' in [0, {}) and a string 'content'",
+                 path, i, kMaxVocab);
+      const int64_t id = a["id"].get<int64_t>();
+      by_id[id] = a["content"].get<std::string>();  // overrides a vocab entry of the same id
+      tok.specials_.emplace_back(by_id[id], static_cast<int>(id));
+    }
+  }
+  LLM0_CHECK(!by_id.empty() && by_id.rbegin()->first + 1 == static_cast<int64_t>(by_id.size()),
+             "{}: model.vocab and added_tokens must use every id 0..N-1 exactly once", path);
+  for (auto& [id, bytes] : by_id) tok.tokens_.push_back(std::move(bytes));
+  const json& merges = model["merges"];
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const auto [left, right] = merge_parts(merges[i], path, i);
+    const auto l = vocab.find(left), r = vocab.find(right);
+    LLM0_CHECK(l != vocab.end() && r != vocab.end(),
+               "{}: model.merges[{}] = '{} {}' names a token missing from model.vocab", path, i, left, right);
+    tok.merges_.push_back({l->second, r->second});
+  }
+  tok.finish(path);
+  return tok;
+}
+
+}  // namespace llm0

@@ -1,0 +1,61 @@
+// AdamW over the flat parameter store. See adamw.h for the update equations.
+#include "train/adamw.h"
+
+#include <cmath>
+
+#include "core/check.h"
+
+namespace llm0 {
+
+bool receives_weight_decay(const ParamInfo& p) { return p.shape.rank() >= 2; }
+
+std::vector<std::string> weight_decay_params(const ParamStore& store) {
+  std::vector<std::string> names;
+  for (const ParamInfo& p : store.params())
+    if (receives_weight_decay(p)) names.push_back(p.name);
+  return names;
+}
+
+AdamW::AdamW(const ParamStore& store, AdamWConfig cfg) : cfg_(cfg), size_(store.size()) {
+  LLM0_CHECK(cfg.beta1 >= 0.0 && cfg.beta1 < 1.0, "AdamW beta1={} must be in [0, 1)", cfg.beta1);
+  LLM0_CHECK(cfg.beta2 >= 0.0 && cfg.beta2 < 1.0, "AdamW beta2={} must be in [0, 1)", cfg.beta2);
+  LLM0_CHECK(cfg.eps > 0.0, "AdamW eps={} must be > 0", cfg.eps);
+  LLM0_CHECK(cfg.weight_decay >= 0.0, "AdamW weight_decay={} must be >= 0", cfg.weight_decay);
+  m_ = aligned_zeros(size_);
+  v_ = aligned_zeros(size_);
+}
+
+void AdamW::set_step_count(int64_t t) {
+  LLM0_CHECK(t >= 0, "AdamW step count {} must be >= 0", t);
+  t_ = t;
+}
+
+void AdamW::step(ParamStore& store, double lr) {
+  LLM0_CHECK(store.size() == size_, "AdamW made for {} floats, store has {}", size_, store.size());
+  ++t_;
+  const double b1 = cfg_.beta1, b2 = cfg_.beta2, eps = cfg_.eps;
+  const double step_size = lr / (1.0 - std::pow(b1, static_cast<double>(t_)));
+  const double bc2_sqrt = std::sqrt(1.0 - std::pow(b2, static_cast<double>(t_)));
+  float* p = store.data();
+  const float* g = store.grad();
+  float* m = m_.get();
+  float* v = v_.get();
+  for (const ParamInfo& info : store.params()) {
+    const double decay = receives_weight_decay(info) ? 1.0 - lr * cfg_.weight_decay : 1.0;
+    const int64_t begin = static_cast<int64_t>(info.offset);
+    const int64_t end = begin + static_cast<int64_t>(info.numel);
+#pragma omp parallel for schedule(static) if (end - begin > 32768)
+    for (int64_t i = begin; i < end; ++i) {
+      // Moments are stored in float, updated in double (one rounding per step).
+      const double gi = g[i];
+      const double mi = b1 * m[i] + (1.0 - b1) * gi;
+      const double vi = b2 * v[i] + (1.0 - b2) * gi * gi;
+      m[i] = static_cast<float>(mi);
+      v[i] = static_cast<float>(vi);
+      const double denom = std::sqrt(static_cast<double>(v[i])) / bc2_sqrt + eps;
+      p[i] = static_cast<float>(p[i] * decay - step_size * m[i] / denom);
+    }
+  }
+}
+
+}  // namespace llm0

@@ -1,0 +1,54 @@
+// Tiny model configs with awkward sizes (every dimension different) and random weights large
+// enough that logits are far from uniform, for the model-level tests.
+#pragma once
+#include <random>
+#include <string>
+
+#include "model/model.h"
+
+namespace llm0::testing_fixtures {
+
+enum class Heads { MHA, GQA, MQA };
+
+/// hidden_size 28, head_dim 24 (≠ 28/4), 4 query heads, F = 44, V = 61, 2 layers, context 64.
+inline ModelConfig tiny_config(Heads heads, PositionKind pos, double rotary_factor, bool qk_norm) {
+  ModelConfig c;
+  c.model_type = qk_norm ? "qwen3" : "llama";
+  c.vocab_size = 61, c.hidden_size = 28, c.intermediate_size = 44, c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = heads == Heads::MHA ? 4 : heads == Heads::GQA ? 2 : 1;
+  c.head_dim = 24, c.max_position_embeddings = 64, c.rms_norm_eps = 1e-5;
+  c.position = pos, c.rope_theta = 10000.0, c.partial_rotary_factor = rotary_factor;
+  c.use_qk_norm = qk_norm;
+  c.validate();
+  return c;
+}
+
+/// GPT-2 flavour: LayerNorm, GELU (tanh) MLP, learned positions, biases, tied embeddings.
+inline ModelConfig gpt2_config() {
+  ModelConfig c = tiny_config(Heads::MHA, PositionKind::Learned, 1.0, false);
+  c.norm = NormKind::LayerNorm, c.hidden_act = "gelu_new", c.attention_bias = true;
+  c.mlp_bias = true, c.tie_word_embeddings = true;
+  c.validate();
+  return c;
+}
+
+/// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1)).
+inline void random_weights(Model& m, unsigned seed, double sd = 0.25) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n(0.0, 1.0);
+  for (const ParamInfo& p : m.params().params()) {
+    float* w = m.params().data() + p.offset;
+    const bool norm = p.name.find("norm") != std::string::npos && p.name.find(".weight") != std::string::npos;
+    for (size_t i = 0; i < p.numel; ++i) w[i] = (float)(norm ? 1.0 + 0.1 * n(rng) : sd * n(rng));
+  }
+}
+
+inline std::vector<int> random_tokens(int T, int V, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> t((size_t)T);
+  for (int& x : t) x = (int)(rng() % (unsigned)V);
+  return t;
+}
+
+}  // namespace llm0::testing_fixtures

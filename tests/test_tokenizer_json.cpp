@@ -1,0 +1,145 @@
+// tokenizer.json save/load (tokenizer/tokenizer_json.cpp): round trip, the Hugging Face layout
+// (byte-level strings, "a b" merges, added_tokens, ByteLevel decoder), and malformed files that
+// must raise llm0::Error naming the file and the field.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/check.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llm0 {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class TokenizerJson : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("llm0_tok_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+
+  static Tokenizer small() {
+    return Tokenizer::train({"床前明月光，疑是地上霜。", "the cat sat on the mat", "明月 明月 ab ab"}, 300);
+  }
+  // Saves `small()`, lets `edit` change the JSON, writes it back and returns the path.
+  template <class Edit>
+  std::string edited(const std::string& name, Edit edit) const {
+    const std::string p = path(name);
+    small().save(p);
+    json j = json::parse(std::ifstream(p));
+    edit(j);
+    std::ofstream(p) << j.dump();
+    return p;
+  }
+  // Expects load(p) to throw llm0::Error whose message names the file and `field`.
+  static void expect_load_error(const std::string& p, const std::string& field) {
+    try {
+      Tokenizer::load(p);
+      ADD_FAILURE() << "expected llm0::Error for " << field;
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(p), std::string::npos) << msg;
+      EXPECT_NE(msg.find(field), std::string::npos) << msg;
+    }
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(TokenizerJson, SaveLoadGivesTheSameTokenizer) {
+  const Tokenizer tok = small();
+  const std::string p = path("tokenizer.json");
+  tok.save(p);
+  EXPECT_FALSE(fs::exists(p + ".tmp"));
+  const Tokenizer back = Tokenizer::load(p);
+  EXPECT_EQ(back.vocab_size(), tok.vocab_size());
+  EXPECT_EQ(back.merges(), tok.merges());
+  EXPECT_EQ(back.eos_id(), tok.eos_id());
+  for (int id = 0; id < tok.vocab_size(); ++id) EXPECT_EQ(back.token_bytes(id), tok.token_bytes(id));
+  for (const std::string s : {"床前明月光", "the cat<|endoftext|>明月 \xff\xfe ab", "😀 123"})
+    EXPECT_EQ(back.encode(s), tok.encode(s)) << s;
+}
+
+TEST_F(TokenizerJson, LayoutIsHuggingFaceByteLevelBpe) {
+  const Tokenizer tok = small();
+  const std::string p = path("tokenizer.json");
+  tok.save(p);
+  const json j = json::parse(std::ifstream(p));
+  EXPECT_EQ(j["model"]["type"], "BPE");
+  EXPECT_EQ(j["decoder"]["type"], "ByteLevel");
+  EXPECT_EQ(j["pre_tokenizer"]["pretokenizers"][1]["type"], "ByteLevel");
+  EXPECT_EQ(j["pre_tokenizer"]["pretokenizers"][0]["type"], "Split");
+  const json& vocab = j["model"]["vocab"];
+  EXPECT_EQ(vocab["\xC4\xA0"], 32);  // "Ġ" is the space byte
+  EXPECT_EQ(vocab["A"], 65);
+  EXPECT_EQ(vocab.size(), static_cast<size_t>(tok.vocab_size()));
+  // Merge 0 written as "left right" in byte-level form.
+  const BpeMerge m0 = tok.merges()[0];
+  const json first = j["model"]["merges"][0];
+  ASSERT_TRUE(first.is_string());
+  const std::string s = first.get<std::string>();
+  EXPECT_EQ(vocab[s.substr(0, s.find(' '))], m0.left);
+  EXPECT_EQ(vocab[s.substr(s.find(' ') + 1)], m0.right);
+  ASSERT_EQ(j["added_tokens"].size(), 1u);
+  EXPECT_EQ(j["added_tokens"][0]["content"], "<|endoftext|>");
+  EXPECT_EQ(j["added_tokens"][0]["id"], tok.eos_id());
+  EXPECT_EQ(j["added_tokens"][0]["special"], true);
+}
+
+TEST_F(TokenizerJson, MergesAsPairsAreAccepted) {
+  // Newer tokenizers versions write merges as ["left", "right"] arrays.
+  const std::string p = edited("pairs.json", [](json& j) {
+    for (json& m : j["model"]["merges"]) {
+      const std::string s = m.get<std::string>();
+      m = json::array({s.substr(0, s.find(' ')), s.substr(s.find(' ') + 1)});
+    }
+  });
+  EXPECT_EQ(Tokenizer::load(p).merges(), small().merges());
+}
+
+TEST_F(TokenizerJson, MalformedFilesRaiseErrorsNamingTheField) {
+  const std::string garbage = path("garbage.json");
+  std::ofstream(garbage) << "{ \"model\": ";
+  expect_load_error(garbage, "not valid JSON");
+  expect_load_error(path("missing.json"), "cannot open");
+  expect_load_error(edited("nomodel.json", [](json& j) { j.erase("model"); }), "'model'");
+  expect_load_error(edited("type.json", [](json& j) { j["model"]["type"] = "WordPiece"; }),
+                    "model.type");
+  expect_load_error(edited("novocab.json", [](json& j) { j["model"].erase("vocab"); }),
+                    "model.vocab");
+  expect_load_error(edited("nomerges.json", [](json& j) { j["model"]["merges"] = 3; }),
+                    "model.merges");
+  expect_load_error(edited("badid.json", [](json& j) { j["model"]["vocab"]["A"] = "x"; }),
+                    "model.vocab['A']");
+  expect_load_error(edited("badkey.json", [](json& j) { j["model"]["vocab"]["中"] = 9999; }),
+                    "model.vocab key");
+  expect_load_error(edited("gap.json", [](json& j) { j["model"]["vocab"]["A"] = 9999; }),
+                    "every id");
+  expect_load_error(edited("badmerge.json", [](json& j) { j["model"]["merges"][0] = "ab"; }),
+                    "model.merges[0]");
+  expect_load_error(edited("unknown.json", [](json& j) { j["model"]["merges"][1] = "zz qq"; }),
+                    "model.merges[1]");
+  expect_load_error(edited("added.json", [](json& j) { j["added_tokens"][0].erase("id"); }),
+                    "added_tokens[0]");
+}
+
+TEST_F(TokenizerJson, SaveToUnwritablePlaceThrowsAndLeavesNothing) {
+  const std::string p = path("no/such/dir/tokenizer.json");
+  EXPECT_THROW(small().save(p), Error);
+  EXPECT_FALSE(fs::exists(p));
+}
+
+}  // namespace
+}  // namespace llm0

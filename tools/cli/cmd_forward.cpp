@@ -1,0 +1,55 @@
+// `llm0 forward --model DIR --tokens "1 2 3" --output logits.npy`: full forward of one sequence,
+// float32 logits [T, vocab_size] written as a NumPy .npy file.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "core/check.h"
+#include "io/checkpoint.h"
+#include "io/npy.h"
+
+namespace llm0::cli {
+
+namespace {
+std::vector<int> parse_ids(const std::string& s) {
+  std::vector<int> ids;
+  std::istringstream in(s);
+  std::string tok;
+  while (in >> tok) {
+    size_t used = 0;
+    long v = 0;
+    try {
+      v = std::stol(tok, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    LLM0_CHECK(used == tok.size() && v >= 0 && v <= 2147483647L,
+               "--tokens: \"{}\" is not a non-negative integer token id", tok);
+    ids.push_back((int)v);
+  }
+  LLM0_CHECK(!ids.empty(), "--tokens is empty: give token ids such as \"1 2 3\"");
+  return ids;
+}
+}  // namespace
+
+void register_forward(CLI::App& app) {
+  auto* cmd = app.add_subcommand("forward", "Full forward of a token sequence; writes logits [T, V] as .npy");
+  static std::string model_dir, tokens, output;
+  cmd->add_option("--model", model_dir, "Checkpoint directory (config.json + model.safetensors)")->required();
+  cmd->add_option("--tokens", tokens, "Token ids, space-separated, e.g. \"1 2 3\"")->required();
+  cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
+  add_threads_option(cmd);
+  cmd->callback([] {
+    const std::vector<int> ids = parse_ids(tokens);
+    auto model = load_model(model_dir);
+    const int T = (int)ids.size(), V = model->config().vocab_size;
+    for (int t = 0; t < T; ++t)
+      LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);
+    std::vector<int> targets((size_t)T, -1);
+    model->forward(ids.data(), targets.data(), 1, T);
+    write_npy(output, model->logits(), Shape{T, V});
+  });
+}
+
+}  // namespace llm0::cli

@@ -1,0 +1,28 @@
+// `llm0 init --config CONFIG.json --seed N --output DIR`: a randomly initialised checkpoint
+// (GPT-2-style init, see src/model/init.h).
+#include <cstdio>
+#include <string>
+
+#include "common.h"
+#include "io/checkpoint.h"
+#include "model/init.h"
+
+namespace llm0::cli {
+
+void register_init(CLI::App& app) {
+  auto* cmd = app.add_subcommand("init", "Write a randomly initialised checkpoint from a config.json");
+  static std::string config, output;
+  static uint64_t seed = 0;
+  cmd->add_option("--config", config, "Model config (Hugging Face config.json style)")->required();
+  cmd->add_option("--seed", seed, "Random seed");
+  cmd->add_option("--output", output, "Checkpoint directory to write")->required();
+  add_threads_option(cmd);
+  cmd->callback([] {
+    Model model(ModelConfig::from_file(config));
+    init_weights(model, seed);
+    save_checkpoint(model, output);
+    std::printf("wrote %s: %zu parameters\n", output.c_str(), model.num_parameters());
+  });
+}
+
+}  // namespace llm0::cli

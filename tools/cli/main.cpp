@@ -1,0 +1,46 @@
+// llm0 command-line program: main() registers one subcommand per file in tools/cli/ and turns
+// every llm0::Error (or other exception) into a message on stderr and exit status 1.
+#include <cstdio>
+#include <exception>
+
+#include "common.h"
+#include "core/threads.h"
+
+namespace llm0::cli {
+
+static int g_threads = 0;
+
+void add_threads_option(CLI::App* cmd) {
+  cmd->add_option("--threads", g_threads, "Threads for OpenMP loops and OpenBLAS (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->parse_complete_callback([] { llm0::set_num_threads(g_threads); });
+}
+
+// One per subcommand file (tools/cli/cmd_<name>.cpp).
+void register_forward(CLI::App& app);
+void register_init(CLI::App& app);
+void register_data(CLI::App& app);
+void register_kv(CLI::App& app);
+void register_tokenizer(CLI::App& app);
+
+}  // namespace llm0::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"llm0: a small LLM engine built from zero (train, generate, measure)"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+  llm0::cli::register_forward(app);
+  llm0::cli::register_init(app);
+  llm0::cli::register_data(app);
+  llm0::cli::register_kv(app);
+  llm0::cli::register_tokenizer(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "llm0: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
