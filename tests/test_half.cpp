@@ -56,9 +56,9 @@ TEST(Half, Fp16KnownValues) {
   EXPECT_EQ(fp16_to_float(0x3c00), 1.0f);
   EXPECT_EQ(fp16_to_float(0xc100), -2.5f);
   EXPECT_EQ(fp16_to_float(0x7bff), 65504.0f);
-  EXPECT_EQ(fp16_to_float(0x0001), 5.9604644775390625e-08f);  // 2^-24, smallest subnormal
+  EXPECT_EQ(fp16_to_float(0x0001), 5.9604644775390625e-08f);     // 2^-24, smallest subnormal
   EXPECT_EQ(fp16_to_float(0x03ff), 6.0975551605224609375e-05f);  // largest subnormal 1023*2^-24
-  EXPECT_EQ(fp16_to_float(0x0400), 6.103515625e-05f);  // smallest normal 2^-14
+  EXPECT_EQ(fp16_to_float(0x0400), 6.103515625e-05f);            // smallest normal 2^-14
   EXPECT_EQ(fp16_to_float(0x3555), 0.333251953125f);
   EXPECT_TRUE(std::signbit(fp16_to_float(0x8000)) && fp16_to_float(0x8000) == 0.0f);
   EXPECT_EQ(fp16_to_float(0x7c00), std::numeric_limits<float>::infinity());
@@ -149,7 +149,9 @@ TEST(Half, Bf16AllPatternsAndRounding) {
     const double lo = std::bit_cast<float>(x & 0xffff0000u);
     const double hi = std::bit_cast<float>((x & 0xffff0000u) + 0x10000u);
     const uint16_t lo_b = static_cast<uint16_t>(x >> 16);
-    const uint16_t want = v - lo < hi - v ? lo_b : hi - v < v - lo ? lo_b + 1 : (lo_b % 2 ? lo_b + 1 : lo_b);
+    const uint16_t want = v - lo < hi - v   ? lo_b
+                          : hi - v < v - lo ? lo_b + 1
+                                            : (lo_b % 2 ? lo_b + 1 : lo_b);
     ASSERT_EQ(float_to_bf16(static_cast<float>(v)), want) << std::hex << x;
     ASSERT_EQ(float_to_bf16(static_cast<float>(-v)), want | 0x8000) << std::hex << x;
   }

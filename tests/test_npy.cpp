@@ -30,7 +30,8 @@ std::string read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // A v1.0 (or v2.0) file with the given header dict text, padded as numpy pads it, and data.
@@ -84,7 +85,8 @@ TEST(Npy, RoundTripShapes) {
   const std::string path = tmp_path("rt.npy");
   std::mt19937 rng(5);
   std::normal_distribution<float> d;
-  for (const Shape& s : {Shape{2, 3, 5}, Shape{7}, Shape{}, Shape{0, 3}, Shape{1, 1, 1, 1}, Shape{3, 1, 4, 11}}) {
+  for (const Shape& s :
+       {Shape{2, 3, 5}, Shape{7}, Shape{}, Shape{0, 3}, Shape{1, 1, 1, 1}, Shape{3, 1, 4, 11}}) {
     std::vector<float> v(static_cast<size_t>(s.numel()));
     for (float& x : v) x = d(rng);
     write_npy(path, v.data(), s);
@@ -99,11 +101,13 @@ TEST(Npy, RoundTripShapes) {
 TEST(Npy, ReadsHandBuiltFiles) {
   const std::string path = tmp_path("hand.npy");
   // As numpy 1.x writes np.arange(3, dtype='<f4'), and a v2.0 header with double quotes.
-  write_bytes(path, npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f32s({0, 1, 2})));
+  write_bytes(
+      path, npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", f32s({0, 1, 2})));
   Tensor t = read_npy(path);
   EXPECT_EQ(t.shape(), Shape{3});
   EXPECT_EQ(std::vector<float>(t.data(), t.data() + 3), (std::vector<float>{0, 1, 2}));
-  write_bytes(path, npy_file("{\"shape\":(2,1),\"fortran_order\":False,\"descr\":\"<f4\"}", f32s({-4, 8}), 2));
+  write_bytes(path, npy_file("{\"shape\":(2,1),\"fortran_order\":False,\"descr\":\"<f4\"}",
+                             f32s({-4, 8}), 2));
   t = read_npy(path);
   EXPECT_EQ(t.shape(), (Shape{2, 1}));
   EXPECT_EQ(t.data()[1], 8.0f);
@@ -114,24 +118,26 @@ TEST(Npy, IndependentPythonReader) {
   const std::string path = tmp_path("py.npy"), script = tmp_path("check.py");
   const std::vector<float> v = {0.5f, -2.25f, 3.0f, 1024.0f, -0.125f, 6.0f, 7.5f, -1.0f};
   write_npy(path, v.data(), Shape{2, 1, 4});
-  write_bytes(script,
-              "import ast, struct, sys\n"
-              "b = open(sys.argv[1], 'rb').read()\n"
-              "assert b[:8] == b'\\x93NUMPY\\x01\\x00'\n"
-              "n = struct.unpack('<H', b[8:10])[0]\n"
-              "assert (10 + n) % 64 == 0 and b[9 + n:10 + n] == b'\\n'\n"
-              "h = ast.literal_eval(b[10:10 + n].decode('latin1'))\n"
-              "cnt = 1\n"
-              "for d in h['shape']: cnt *= d\n"
-              "vals = struct.unpack('<%df' % cnt, b[10 + n:])\n"
-              "out = [h['descr'], str(h['fortran_order']), str(h['shape'])] + [repr(x) for x in vals]\n"
-              "try:\n"
-              "  import numpy\n"
-              "  a = numpy.load(sys.argv[1])\n"
-              "  assert a.dtype == numpy.float32 and a.shape == h['shape'] and list(a.ravel()) == list(vals)\n"
-              "except ImportError:\n"
-              "  pass\n"
-              "print(' '.join(out))\n");
+  write_bytes(
+      script,
+      "import ast, struct, sys\n"
+      "b = open(sys.argv[1], 'rb').read()\n"
+      "assert b[:8] == b'\\x93NUMPY\\x01\\x00'\n"
+      "n = struct.unpack('<H', b[8:10])[0]\n"
+      "assert (10 + n) % 64 == 0 and b[9 + n:10 + n] == b'\\n'\n"
+      "h = ast.literal_eval(b[10:10 + n].decode('latin1'))\n"
+      "cnt = 1\n"
+      "for d in h['shape']: cnt *= d\n"
+      "vals = struct.unpack('<%df' % cnt, b[10 + n:])\n"
+      "out = [h['descr'], str(h['fortran_order']), str(h['shape'])] + [repr(x) for x in vals]\n"
+      "try:\n"
+      "  import numpy\n"
+      "  a = numpy.load(sys.argv[1])\n"
+      "  assert a.dtype == numpy.float32 and a.shape == h['shape'] and list(a.ravel()) == "
+      "list(vals)\n"
+      "except ImportError:\n"
+      "  pass\n"
+      "print(' '.join(out))\n");
   FILE* p = ::popen(("/usr/bin/python3 " + script + " " + path + " 2>&1").c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string out;
@@ -146,20 +152,31 @@ TEST(Npy, RejectsMalformed) {
   expect_error("", "bad magic");
   expect_error("\x93NUMPX\x01\x00", "bad magic");
   expect_error(std::string("\x93NUMPY\x01", 7), "preamble");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data, 4), "version 4.0");
-  expect_error(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", f32s({0, 0})), "'<f8'");
-  expect_error(npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", data), "'>f4'");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", data), "fortran_order");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", data), "truncated");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", data), "trailing bytes");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data), "non-negative");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), ", data), "expected");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data), "unknown key 'x'");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data, 4),
+               "version 4.0");
+  expect_error(npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", f32s({0, 0})),
+               "'<f8'");
+  expect_error(npy_file("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", data),
+               "'>f4'");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", data),
+               "fortran_order");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", data),
+               "truncated");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", data),
+               "trailing bytes");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", data),
+               "non-negative");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), ", data),
+               "expected");
+  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", data),
+               "unknown key 'x'");
   expect_error(npy_file("{'descr': '<f4', 'shape': (2,)}", data), "fortran_order");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", data),
-               "overflows");
-  expect_error(npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296)}", data),
-               "overflows");
+  expect_error(
+      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}", data),
+      "overflows");
+  expect_error(
+      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296)}", data),
+      "overflows");
   std::string big_len = npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", data);
   big_len[8] = '\xff', big_len[9] = '\xff';
   expect_error(big_len, "header length 65535");

@@ -28,7 +28,8 @@ std::string tmp_path(const std::string& name) {
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 std::string le64(uint64_t n) {
@@ -66,7 +67,8 @@ void expect_error(const std::string& bytes, std::initializer_list<std::string> p
   } catch (const Error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find(path), std::string::npos) << msg;
-    for (const std::string& p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+    for (const std::string& p : parts)
+      EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
   }
 }
 
@@ -83,8 +85,11 @@ std::vector<float> random_values(size_t n, uint32_t seed) {
 TEST(Safetensors, RoundTripF32) {
   const std::string path = tmp_path("rt.safetensors");
   const std::vector<float> a = random_values(3 * 5 * 2, 1), b = random_values(7, 2), c = {42.5f};
-  write_safetensors(path, {{"model.a", Shape{3, 5, 2}, a.data()}, {"b", Shape{7}, b.data()},
-                           {"scalar", Shape{}, c.data()}, {"empty", Shape{0, 4}, nullptr}},
+  write_safetensors(path,
+                    {{"model.a", Shape{3, 5, 2}, a.data()},
+                     {"b", Shape{7}, b.data()},
+                     {"scalar", Shape{}, c.data()},
+                     {"empty", Shape{0, 4}, nullptr}},
                     {{"format", "pt"}, {"step", "12"}});
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   const SafetensorsFile f = read_safetensors(path);
@@ -135,8 +140,8 @@ TEST(Safetensors, F16FileBuiltByteByByte) {
   const SafetensorsEntry e = read_safetensors(path).tensors.at("h");
   EXPECT_EQ(e.dtype, DType::F16);
   EXPECT_EQ(e.shape, (Shape{2, 3}));
-  const std::vector<float> want = {1.0f, -2.5f, 65504.0f, 5.9604644775390625e-08f /*2^-24*/, -0.0f,
-                                   0.333251953125f};
+  const std::vector<float> want = {
+      1.0f, -2.5f, 65504.0f, 5.9604644775390625e-08f /*2^-24*/, -0.0f, 0.333251953125f};
   EXPECT_EQ(e.values, want);
   EXPECT_TRUE(std::signbit(e.values[4]));
 }
@@ -146,12 +151,14 @@ TEST(Safetensors, BF16AndMixedDtypesBuiltByteByByte) {
   const std::string header =
       R"({"z":{"dtype":"F32","shape":[2],"data_offsets":[16,24]},)"
       R"("b":{"dtype":"BF16","shape":[6],"data_offsets":[0,12]}, "__metadata__":{"format":"pt"}})";
-  const std::string data = u16s({0x4049, 0x3f80, 0xc020, 0x0000, 0x7f80, 0xff80}) + "gap!" + f32s({0.1f, -7.0f});
+  const std::string data =
+      u16s({0x4049, 0x3f80, 0xc020, 0x0000, 0x7f80, 0xff80}) + "gap!" + f32s({0.1f, -7.0f});
   const std::string path = tmp_path("bf16.safetensors");
   write_bytes(path, st_file(header, data));
   const SafetensorsFile f = read_safetensors(path);
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(f.tensors.at("b").values, (std::vector<float>{3.140625f, 1.0f, -2.5f, 0.0f, inf, -inf}));
+  EXPECT_EQ(f.tensors.at("b").values,
+            (std::vector<float>{3.140625f, 1.0f, -2.5f, 0.0f, inf, -inf}));
   EXPECT_EQ(f.tensors.at("b").dtype, DType::BF16);
   EXPECT_EQ(f.tensors.at("z").values, (std::vector<float>{0.1f, -7.0f}));
   EXPECT_EQ(f.metadata.at("format"), "pt");
@@ -165,8 +172,10 @@ TEST(Safetensors, ValidEdgeCasesLoad) {
   write_bytes(path, st_file(h1, f32s({2.75f})));
   EXPECT_EQ(read_safetensors(path).tensors.at("a").values, std::vector<float>{2.75f});
   // Trailing spaces after the JSON (padding), empty metadata.
-  write_bytes(path, st_file(R"({"__metadata__":{},"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})" +
-                                std::string(13, ' '), f32s({-1.5f})));
+  write_bytes(path,
+              st_file(R"({"__metadata__":{},"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}})" +
+                          std::string(13, ' '),
+                      f32s({-1.5f})));
   SafetensorsFile f = read_safetensors(path);
   EXPECT_TRUE(f.metadata.empty());
   EXPECT_EQ(f.tensors.at("a").values, std::vector<float>{-1.5f});
@@ -174,7 +183,8 @@ TEST(Safetensors, ValidEdgeCasesLoad) {
   write_bytes(path, st_file(R"({"e0":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},)"
                             R"("e1":{"dtype":"BF16","shape":[3,0,2],"data_offsets":[0,0]},)"
                             R"("x":{"dtype":"F16","shape":[1],"data_offsets":[0,2]},)"
-                            R"("e2":{"dtype":"F16","shape":[0],"data_offsets":[2,2]}})", u16s({0x3c00})));
+                            R"("e2":{"dtype":"F16","shape":[0],"data_offsets":[2,2]}})",
+                            u16s({0x3c00})));
   f = read_safetensors(path);
   ASSERT_EQ(f.tensors.size(), 4u);
   EXPECT_EQ(f.tensors.at("e1").shape, (Shape{3, 0, 2}));
@@ -202,19 +212,23 @@ TEST(Safetensors, RejectsBadLengthsAndJson) {
 
 TEST(Safetensors, RejectsBadDtypeShapeOffsets) {
   auto entry = [](const std::string& dtype, const std::string& shape, const std::string& offs) {
-    return st_file(R"({"w.q":{"dtype":)" + dtype + R"(,"shape":)" + shape + R"(,"data_offsets":)" + offs + "}}",
+    return st_file(R"({"w.q":{"dtype":)" + dtype + R"(,"shape":)" + shape + R"(,"data_offsets":)" +
+                       offs + "}}",
                    std::string(16, '\0'));
   };
   expect_error(entry("\"F64\"", "[2]", "[0,16]"), {"'w.q'", "unsupported dtype 'F64'"});
   expect_error(entry("\"I8\"", "[2]", "[0,2]"), {"'w.q'", "'I8'"});
   expect_error(entry("5", "[2]", "[0,8]"), {"'w.q'", "'dtype'"});
-  expect_error(st_file(R"({"w.q":{"shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0')), {"'w.q'", "'dtype'"});
+  expect_error(st_file(R"({"w.q":{"shape":[2],"data_offsets":[0,8]}})", std::string(8, '\0')),
+               {"'w.q'", "'dtype'"});
   expect_error(entry("\"F32\"", "[2,-1]", "[0,8]"), {"'w.q'", "'shape'", "-1"});
   expect_error(entry("\"F32\"", "[2.5]", "[0,8]"), {"'w.q'", "'shape'"});
   expect_error(entry("\"F32\"", "\"2\"", "[0,8]"), {"'w.q'", "'shape'"});
   expect_error(entry("\"F32\"", "[[2]]", "[0,8]"), {"'w.q'", "'shape'"});
-  expect_error(entry("\"F32\"", "[4294967296,4294967296,4294967296]", "[0,8]"), {"'w.q'", "overflows"});
-  expect_error(st_file(R"({"w.q":{"dtype":"F32","data_offsets":[0,8]}})", std::string(8, '\0')), {"'w.q'", "'shape'"});
+  expect_error(entry("\"F32\"", "[4294967296,4294967296,4294967296]", "[0,8]"),
+               {"'w.q'", "overflows"});
+  expect_error(st_file(R"({"w.q":{"dtype":"F32","data_offsets":[0,8]}})", std::string(8, '\0')),
+               {"'w.q'", "'shape'"});
   expect_error(entry("\"F32\"", "[2]", "[8,0]"), {"'w.q'", "'data_offsets'", "begin 8 > end 0"});
   expect_error(entry("\"F32\"", "[2]", "[8]"), {"'w.q'", "'data_offsets'"});
   expect_error(entry("\"F32\"", "[2]", "[0,4,8]"), {"'w.q'", "'data_offsets'"});
@@ -223,15 +237,18 @@ TEST(Safetensors, RejectsBadDtypeShapeOffsets) {
   expect_error(entry("\"F32\"", "[2]", "{}"), {"'w.q'", "'data_offsets'"});
   expect_error(entry("\"F32\"", "[2,2]", "[0,12]"), {"'w.q'", "span 12 bytes", "needs 16"});
   expect_error(entry("\"BF16\"", "[2]", "[0,8]"), {"'w.q'", "span 8 bytes", "needs 4"});
-  expect_error(entry("\"F32\"", "[5]", "[0,20]"), {"'w.q'", "end 20 is past the end of the data (16"});
+  expect_error(entry("\"F32\"", "[5]", "[0,20]"),
+               {"'w.q'", "end 20 is past the end of the data (16"});
 }
 
 TEST(Safetensors, RejectsOverlapAndTruncation) {
   expect_error(st_file(R"({"first":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
-                       R"("second":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})", std::string(24, '\0')),
+                       R"("second":{"dtype":"F32","shape":[4],"data_offsets":[8,24]}})",
+                       std::string(24, '\0')),
                {"'first'", "'second'", "overlap"});
   expect_error(st_file(R"({"x":{"dtype":"F16","shape":[2],"data_offsets":[4,8]},)"
-                       R"("y":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}})", std::string(8, '\0')),
+                       R"("y":{"dtype":"F16","shape":[4],"data_offsets":[0,8]}})",
+                       std::string(8, '\0')),
                {"'x'", "'y'", "overlap"});
   // A real file cut short by one byte: the last tensor's range now passes the end.
   const std::string path = tmp_path("trunc.safetensors");
@@ -241,7 +258,8 @@ TEST(Safetensors, RejectsOverlapAndTruncation) {
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
   expect_error(bytes.substr(0, bytes.size() - 1), {"'last.weight'", "past the end", "truncated"});
   expect_error(bytes.substr(0, 20), {"beyond the file"});
-  EXPECT_EQ(read_safetensors(path).tensors.at("last.weight").values, std::vector<float>(v.begin() + 2, v.end()));
+  EXPECT_EQ(read_safetensors(path).tensors.at("last.weight").values,
+            std::vector<float>(v.begin() + 2, v.end()));
 }
 
 TEST(Safetensors, NotAFile) {
@@ -252,7 +270,8 @@ TEST(Safetensors, NotAFile) {
 TEST(Safetensors, MutatedFilesNeverCrash) {
   const std::string path = tmp_path("fuzz.safetensors");
   const std::vector<float> v = random_values(20, 9);
-  write_safetensors(path, {{"a", Shape{4, 3}, v.data()}, {"b", Shape{8}, v.data() + 12}}, {{"k", "v"}}, DType::BF16);
+  write_safetensors(path, {{"a", Shape{4, 3}, v.data()}, {"b", Shape{8}, v.data() + 12}},
+                    {{"k", "v"}}, DType::BF16);
   std::ifstream in(path, std::ios::binary);
   const std::string good((std::istreambuf_iterator<char>(in)), {});
   std::mt19937 rng(123);
@@ -280,10 +299,12 @@ TEST(Safetensors, MutatedFilesNeverCrash) {
 
 TEST(Safetensors, WriterErrorsLeaveNothingHalfWritten) {
   const std::vector<float> v = {1, 2, 3};
-  EXPECT_THROW(write_safetensors("/nonexistent_dir_llm0/x.safetensors", {{"a", Shape{3}, v.data()}}), Error);
+  EXPECT_THROW(
+      write_safetensors("/nonexistent_dir_llm0/x.safetensors", {{"a", Shape{3}, v.data()}}), Error);
   const std::string path = tmp_path("keep.safetensors");
   write_safetensors(path, {{"a", Shape{3}, v.data()}});
-  EXPECT_THROW(write_safetensors(path, {{"a", Shape{3}, v.data()}, {"a", Shape{1}, v.data()}}), Error);
+  EXPECT_THROW(write_safetensors(path, {{"a", Shape{3}, v.data()}, {"a", Shape{1}, v.data()}}),
+               Error);
   EXPECT_THROW(write_safetensors(path, {{"__metadata__", Shape{1}, v.data()}}), Error);
   EXPECT_THROW(write_safetensors(path, {{"n", Shape{-1}, v.data()}}), Error);
   EXPECT_THROW(write_safetensors(path, {{"n", Shape{2}, nullptr}}), Error);

@@ -151,7 +151,9 @@ TEST(Sampler, TopKKeepsLargestWithLowerIdOnBoundaryTies) {
 TEST(Sampler, TopPKeepsSmallestSetWithTiesByLowerId) {
   auto top_p = [](const std::vector<double>& probs, double p) {
     const std::vector<double> z = log_weights(probs);
-    return kept(int(z.size()), [&](std::span<int> ids) { return llm0::top_p_filter(z.data(), ids, p); });
+    std::vector<int> ids = kept(int(z.size()), [&](std::span<int> ids) { return llm0::top_p_filter(z.data(), ids, p); });
+    std::sort(ids.begin(), ids.end());  // the kept order is deterministic but unspecified
+    return ids;
   };
   const std::vector<double> probs = {0.4, 0.3, 0.3};
   EXPECT_EQ(top_p(probs, 0.4), (std::vector<int>{0}));
@@ -160,13 +162,51 @@ TEST(Sampler, TopPKeepsSmallestSetWithTiesByLowerId) {
   EXPECT_EQ(top_p(probs, 0.71), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(top_p(probs, 1.0).size(), 3u);
   EXPECT_EQ(top_p(probs, 1e-12), (std::vector<int>{0}));  // never empty
-  EXPECT_EQ(top_p({0.3, 0.3, 0.4}, 0.5), (std::vector<int>{2, 0}));
+  EXPECT_EQ(top_p({0.3, 0.3, 0.4}, 0.5), (std::vector<int>{0, 2}));
   EXPECT_EQ(top_p(probs, 0.4 + 5e-7), (std::vector<int>{0}));     // inside the 1e-6 slack
   EXPECT_EQ(top_p(probs, 0.4 + 2e-6), (std::vector<int>{0, 1}));  // outside it
   // A vocabulary larger than the first sorted block (64): the nucleus needs 100 of 200 tokens.
   std::vector<double> flat(200, 1.0);
   EXPECT_EQ(top_p(flat, 0.5).size(), 100u);
   EXPECT_EQ(top_p(flat, 0.5).back(), 99);
+}
+
+/// Brute force: sort everything by (z desc, id asc), cut at mass >= p - 1e-6; returns sorted ids.
+std::vector<int> top_p_reference(const std::vector<double>& z, double p) {
+  std::vector<int> order(z.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
+  double total = 0, cum = 0;
+  for (double x : z) total += std::exp(x);
+  size_t m = 0;
+  while (m < order.size() && cum < (p - 1e-6) * total) cum += std::exp(z[order[m++]]);
+  order.resize(std::max<size_t>(m, 1));
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+TEST(Sampler, TopPMatchesBruteForceOnLargeVocabularies) {
+  std::mt19937_64 rng(3);
+  int cases = 0;
+  for (double scale : {0.01, 0.5, 3.0, 40.0}) {  // flat .. peaked; 40 puts tokens below bucket 0
+    for (int V : {7, 300, 20000}) {
+      std::normal_distribution<double> normal(0.0, scale);
+      std::vector<double> z(V);
+      for (double& x : z) x = std::round(normal(rng) * 8) / 8;  // coarse grid: many exact ties
+      const double z_max = *std::max_element(z.begin(), z.end());
+      for (double& x : z) x -= z_max;
+      for (double p : {1e-9, 0.1, 0.5, 0.9, 0.999}) {
+        std::vector<int> ids(V);
+        std::iota(ids.begin(), ids.end(), 0);
+        std::shuffle(ids.begin(), ids.end(), rng);  // input order must not matter
+        ids.resize(llm0::top_p_filter(z.data(), ids, p));
+        std::sort(ids.begin(), ids.end());
+        ASSERT_EQ(ids, top_p_reference(z, p)) << "scale " << scale << " V " << V << " p " << p;
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 60);
 }
 
 TEST(Sampler, MinPKeepsTokensAboveFractionOfMax) {
@@ -180,7 +220,7 @@ TEST(Sampler, MinPKeepsTokensAboveFractionOfMax) {
   EXPECT_EQ(min_p(probs, 1.0), (std::vector<int>{1}));
   EXPECT_EQ(min_p(probs, 0.0).size(), 4u);
   EXPECT_EQ(min_p({0.4, 0.2, 0.4}, 1.0), (std::vector<int>{0, 2}));  // tied maxima both stay
-  const std::vector<double> z = {0.0, std::log(0.25), -1.0};  // p_1 / p_max == min_p exactly: kept
+  const std::vector<double> z = {0.0, std::log(0.25), -2.0};  // p_1 / p_max == min_p exactly: kept
   EXPECT_EQ(kept(3, [&](std::span<int> ids) { return llm0::min_p_filter(z.data(), ids, std::exp(z[1])); }),
             (std::vector<int>{0, 1}));
 }

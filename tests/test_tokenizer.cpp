@@ -249,6 +249,13 @@ TEST(Tokenizer, TrainingStopsWhenPairsRunOut) {
   EXPECT_EQ(tok.eos_id(), 258);
 }
 
+TEST(Tokenizer, SpecialTokensInDocumentsAreNotLearned) {
+  // Cut out, "<|endoftext|>" leaves the one-byte words "x" and "y": no pair, no merge.
+  // (Pre-tokenized as text it would give "<|", "endoftext", "|>" and many merges.)
+  EXPECT_TRUE(Tokenizer::train({"x<|endoftext|>y"}, 1000).merges().empty());
+  EXPECT_FALSE(Tokenizer::train({"x<|endoftext|>y"}, 1000, {}).merges().empty());
+}
+
 TEST(Tokenizer, RejectsBadArguments) {
   EXPECT_THROW(Tokenizer::train({"abc"}, 256), Error);  // 256 + 1 special needed
   EXPECT_THROW(Tokenizer::train({"abc"}, 257, {"<|a|>", "<|b|>"}), Error);

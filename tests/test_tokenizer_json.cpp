@@ -117,6 +117,7 @@ TEST_F(TokenizerJson, MalformedFilesRaiseErrorsNamingTheField) {
   expect_load_error(edited("nomodel.json", [](json& j) { j.erase("model"); }), "'model'");
   expect_load_error(edited("type.json", [](json& j) { j["model"]["type"] = "WordPiece"; }),
                     "model.type");
+  expect_load_error(edited("type2.json", [](json& j) { j["model"]["type"] = 7; }), "model.type");
   expect_load_error(edited("novocab.json", [](json& j) { j["model"].erase("vocab"); }),
                     "model.vocab");
   expect_load_error(edited("nomerges.json", [](json& j) { j["model"]["merges"] = 3; }),

@@ -42,7 +42,9 @@ std::string format(std::string_view fmt, const Args&... args) {
                           ::llm0::format(__VA_ARGS__));                                    \
   } while (0)
 
-#define LLM0_FAIL(...) LLM0_CHECK(false, __VA_ARGS__)
+// Unconditional throw (the compiler knows control does not continue).
+#define LLM0_FAIL(...)                                                                     \
+  throw ::llm0::Error(::llm0::format("{}:{}: ", __FILE__, __LINE__) + ::llm0::format(__VA_ARGS__))
 
 #ifdef NDEBUG
 #define LLM0_DCHECK(cond, ...) ((void)0)

@@ -34,7 +34,7 @@ uint16_t float_to_fp16(float f) {
   if (ax > 0x7f800000u)  // NaN: keep the top payload bits, force quiet
     return static_cast<uint16_t>(sign | 0x7e00u | ((ax >> 13) & 0x3ffu));
   if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520 (and inf)
-  const int e = static_cast<int>(ax >> 23) - 127;  // unbiased float32 exponent
+  const int e = static_cast<int>(ax >> 23) - 127;                       // unbiased float32 exponent
   if (e >= -14) {  // fp16 normal; a rounding carry into the exponent is correct
     const uint32_t h = (static_cast<uint32_t>(e + 15) << 10) | ((ax & 0x7fffffu) >> 13);
     const uint32_t rem = ax & 0x1fffu;
@@ -52,7 +52,8 @@ float bf16_to_float(uint16_t b) { return std::bit_cast<float>(static_cast<uint32
 
 uint16_t float_to_bf16(float f) {
   const uint32_t x = std::bit_cast<uint32_t>(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   const uint32_t rounding = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + rounding) >> 16);
 }

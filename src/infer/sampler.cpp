@@ -5,6 +5,7 @@
 #include "infer/sampler.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -20,10 +21,54 @@ struct ByWeightThenId {
   bool operator()(int a, int b) const { return z[a] > z[b] || (z[a] == z[b] && a < b); }
 };
 
+// Top-p buckets: z - z_max in [-kBucketRange, 0] split evenly, everything lower in bucket 0.
+constexpr int kBuckets = 1024;
+constexpr double kBucketRange = 64.0;  // exp(-64) ~ 1.6e-28 of the top token's probability
+
+/// Bucket of a log-weight relative to the max (d <= 0); non-decreasing in d.
+int bucket_of(double d) {
+  if (!(d > -kBucketRange)) return 0;  // also catches NaN
+  return std::min(kBuckets - 1, static_cast<int>((d + kBucketRange) * (kBuckets / kBucketRange)));
+}
+
 double sum_weights(const double* z, std::span<const int> ids) {
   double total = 0.0;
   for (int id : ids) total += std::exp(z[id]);
   return total;
+}
+
+/// Moves the ids satisfying keep to the front, in their original order (a Lomuto pass, written
+/// out so the order of the rest is ours too, not the standard library's); returns how many.
+template <class Keep>
+size_t select_front(std::span<int> ids, Keep keep) {
+  size_t n = 0;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (keep(ids[i])) std::swap(ids[n++], ids[i]);
+  }
+  return n;
+}
+
+/// Sorts ids by ByWeightThenId only as far as needed (blocks growing 4x: nth_element selects the
+/// next block, then it is sorted) and returns the length of the shortest prefix at which
+/// cum + sum exp(z - z_max) >= target; all of ids if rounding never gets there. Returns 0 only if
+/// cum >= target already and may_be_empty.
+size_t sorted_prefix_to_mass(const double* z, double z_max, std::span<int> ids, double cum,
+                             double target, bool may_be_empty) {
+  if (may_be_empty && cum >= target) return 0;
+  const ByWeightThenId cmp{z};
+  const size_t n = ids.size();
+  size_t sorted = 0, block = std::min<size_t>(n, 64);
+  while (true) {
+    if (block < n) std::nth_element(ids.begin() + sorted, ids.begin() + block, ids.end(), cmp);
+    std::sort(ids.begin() + sorted, ids.begin() + block, cmp);
+    for (size_t i = sorted; i < block; ++i) {
+      cum += std::exp(z[ids[i]] - z_max);
+      if (cum >= target) return i + 1;
+    }
+    if (block == n) return n;
+    sorted = block;
+    block = std::min(n, 4 * block);
+  }
 }
 
 }  // namespace
@@ -98,22 +143,33 @@ int top_k_filter(const double* z, std::span<int> ids, int k) {
 }
 
 int top_p_filter(const double* z, std::span<int> ids, double p) {
-  const size_t n = ids.size();
-  if (p >= 1.0 || n <= 1) return static_cast<int>(n);
-  const double target = (p - 1e-6) * sum_weights(z, ids);
-  // Sort in growing blocks: the nucleus is usually a small part of the vocabulary.
-  double cum = 0.0;
-  size_t sorted = 0, block = std::min<size_t>(n, 64);
-  while (true) {
-    std::partial_sort(ids.begin() + sorted, ids.begin() + block, ids.end(), ByWeightThenId{z});
-    for (size_t i = sorted; i < block; ++i) {
-      cum += std::exp(z[ids[i]]);
-      if (cum >= target) return static_cast<int>(i + 1);
-    }
-    if (block == n) return static_cast<int>(n);
-    sorted = block;
-    block = std::min(n, 2 * block);
+  if (p >= 1.0 || ids.size() <= 1) return static_cast<int>(ids.size());
+  // Bucket the mass by z. Bucket order agrees with the sort order, so every token of a bucket
+  // above the one where the cumulative mass crosses the target is kept, every token below is
+  // dropped, and only the crossing bucket needs sorting (not a flat tail of 10^5 tokens).
+  double z_max = -std::numeric_limits<double>::infinity();
+  for (int id : ids) z_max = std::max(z_max, z[id]);
+  LLM0_CHECK(std::isfinite(z_max), "top_p_filter: no token has a finite log-weight (max {})", z_max);
+  std::array<double, kBuckets> bucket_mass{};
+  double total = 0.0;
+  for (int id : ids) {
+    const double w = std::exp(z[id] - z_max);
+    total += w;
+    bucket_mass[bucket_of(z[id] - z_max)] += w;
   }
+  const double target = (p - 1e-6) * total;
+  int cut = kBuckets - 1;
+  for (double above = 0.0; cut > 0 && above + bucket_mass[cut] < target;)
+    above += bucket_mass[cut--];
+  auto bucket = [&](int id) { return bucket_of(z[id] - z_max); };
+  const size_t above = select_front(ids, [&](int id) { return bucket(id) > cut; });
+  const std::span<int> crossing = ids.subspan(above);
+  const size_t in_cut = select_front(crossing, [&](int id) { return bucket(id) == cut; });
+  double cum = 0.0;
+  for (size_t i = 0; i < above; ++i) cum += std::exp(z[ids[i]] - z_max);
+  const size_t from_cut = sorted_prefix_to_mass(z, z_max, crossing.first(in_cut), cum, target,
+                                                /*may_be_empty=*/above > 0);
+  return static_cast<int>(above + from_cut);
 }
 
 int min_p_filter(const double* z, std::span<int> ids, double min_p) {

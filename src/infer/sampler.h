@@ -55,11 +55,13 @@ int scale_logits(const float* logits, int V, double T, double* z, int* ids);
 /// (z descending, id ascending); returns m. k = 0 or k >= n: ids unchanged, returns n.
 int top_k_filter(const double* z, std::span<int> ids, int k);
 
-/// Top-p (nucleus; HF TopPLogitsWarper): orders ids by (z descending, id ascending) as far as
-/// needed and keeps the shortest prefix whose probability mass (renormalised over ids) is at
-/// least p - 1e-6; returns its length (>= 1). The 1e-6 slack keeps a p equal to a cumulative mass
-/// of tied tokens (probs .4 .3 .3, p = .7) from flipping on float32 rounding of the logits.
-/// p >= 1: ids unchanged, returns ids.size(). Requires p > 0 and exp(z) > 0 for some id.
+/// Top-p (nucleus; HF TopPLogitsWarper): keeps the shortest prefix of ids ordered by (z descending,
+/// id ascending) whose probability mass (renormalised over ids) is at least p - 1e-6, and returns
+/// its length m >= 1. ids[0..m) holds the kept ids in a deterministic order that is not necessarily
+/// sorted (only the bucket of z where the mass crosses p gets sorted; see sampler.cpp); the rest
+/// of ids is left unspecified. The 1e-6 slack keeps a p equal to a cumulative mass of tied tokens
+/// (probs .4 .3 .3, p = .7) from flipping on float32 rounding of the logits.
+/// p >= 1: ids unchanged, returns ids.size(). Requires p > 0 and a finite z in ids.
 int top_p_filter(const double* z, std::span<int> ids, double p);
 
 /// Min-p (HF MinPLogitsWarper; arXiv:2407.01082): keeps the ids with p_i >= min_p * p_max, i.e.

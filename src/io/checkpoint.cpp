@@ -121,6 +121,17 @@ void load_weights(Model& model, const std::string& dir) {
     LLM0_CHECK(loaded.count(p.name), "{}: missing tensor {} {}", dir, p.name, p.shape.str());
 }
 
+std::string resolve_checkpoint_dir(const std::string& dir) {
+  const fs::path d(dir);
+  if (fs::exists(d / "config.json")) return dir;
+  if (fs::exists(d / "checkpoint" / "config.json")) return (d / "checkpoint").string();
+  if (fs::exists(dir + ".old/config.json")) return dir + ".old";
+  if (fs::exists(d / "checkpoint.old" / "config.json")) return (d / "checkpoint.old").string();
+  LLM0_FAIL("no checkpoint in {}: expected {} or {} (a training run's latest checkpoint)", dir,
+            (d / "config.json").string(), (d / "checkpoint" / "config.json").string());
+  return dir;
+}
+
 std::unique_ptr<Model> load_model(const std::string& dir) {
   LLM0_CHECK(fs::is_directory(dir), "model directory {} does not exist", dir);
   auto model = std::make_unique<Model>(ModelConfig::from_file(dir + "/config.json"));

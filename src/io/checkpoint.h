@@ -43,6 +43,12 @@ void save_checkpoint(const Model& model, const std::string& dir,
 /// lm_head.weight of a tied model (ignored, as transformers does).
 std::unique_ptr<Model> load_model(const std::string& dir);
 
+/// Resolves a model argument to a checkpoint directory: DIR itself when it holds config.json,
+/// else DIR/checkpoint (a training run's latest checkpoint); falls back to DIR.old or
+/// DIR/checkpoint.old when a crash interrupted the final rename of a checkpoint swap.
+/// Throws llm0::Error naming both expected paths when neither exists.
+std::string resolve_checkpoint_dir(const std::string& dir);
+
 /// Copies the weights of a loaded safetensors map into `model` (used by load_model).
 void load_weights(Model& model, const std::string& dir);
 

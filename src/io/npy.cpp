@@ -17,7 +17,7 @@ static_assert(std::endian::native == std::endian::little, ".npy I/O assumes litt
 
 namespace {
 
-constexpr char kMagic[] = "\x93NUMPY";  // 6 bytes
+constexpr char kMagic[] = "\x93NUMPY";         // 6 bytes
 constexpr uint64_t kMaxHeaderBytes = 1 << 20;  // numpy itself refuses headers above 10000 bytes
 
 struct NpyHeader {
@@ -38,11 +38,18 @@ class HeaderParser {
     while (!eat('}')) {
       const std::string key = parse_str();
       expect(':');
-      if (key == "descr") h.descr = parse_str(), seen_descr = true;
-      else if (key == "fortran_order") h.fortran_order = parse_bool(), seen_order = true;
-      else if (key == "shape") h.shape = parse_tuple(), seen_shape = true;
-      else fail("unknown key '" + key + "'");
-      if (!eat(',')) { expect('}'); break; }
+      if (key == "descr")
+        h.descr = parse_str(), seen_descr = true;
+      else if (key == "fortran_order")
+        h.fortran_order = parse_bool(), seen_order = true;
+      else if (key == "shape")
+        h.shape = parse_tuple(), seen_shape = true;
+      else
+        fail("unknown key '" + key + "'");
+      if (!eat(',')) {
+        expect('}');
+        break;
+      }
     }
     LLM0_CHECK(seen_descr && seen_order && seen_shape,
                "npy '{}': header lacks one of 'descr', 'fortran_order', 'shape'", path_);
@@ -51,16 +58,20 @@ class HeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(format("{}:{}: npy '{}': malformed header at byte {}: {}", __FILE__, __LINE__, path_,
-                       i_, what));
+    throw Error(format("{}:{}: npy '{}': malformed header at byte {}: {}", __FILE__, __LINE__,
+                       path_, i_, what));
   }
-  void skip_ws() { while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n')) ++i_; }
+  void skip_ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n')) ++i_;
+  }
   bool eat(char c) {
     skip_ws();
     if (i_ < s_.size() && s_[i_] == c) return ++i_, true;
     return false;
   }
-  void expect(char c) { if (!eat(c)) fail(std::string("expected '") + c + "'"); }
+  void expect(char c) {
+    if (!eat(c)) fail(std::string("expected '") + c + "'");
+  }
   std::string parse_str() {
     skip_ws();
     if (i_ >= s_.size() || (s_[i_] != '\'' && s_[i_] != '"')) fail("expected a string");
@@ -89,7 +100,10 @@ class HeaderParser {
           fail("shape extent overflows");
       if (i_ == start) fail("expected a non-negative integer in 'shape'");
       dims.push_back(v);
-      if (!eat(',')) { expect(')'); break; }
+      if (!eat(',')) {
+        expect(')');
+        break;
+      }
     }
     return dims;
   }
@@ -102,7 +116,8 @@ class HeaderParser {
 // "(2, 3)", "(5,)" or "()", as Python's repr of a tuple.
 std::string shape_tuple(const Shape& shape) {
   std::string s = "(";
-  for (size_t i = 0; i < shape.dims.size(); ++i) s += (i ? ", " : "") + std::to_string(shape.dims[i]);
+  for (size_t i = 0; i < shape.dims.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape.dims[i]);
   return s + (shape.dims.size() == 1 ? ",)" : ")");
 }
 
@@ -121,7 +136,8 @@ void write_npy(const std::string& path, const float* data, const Shape& shape) {
   for (int64_t d : shape.dims)
     LLM0_CHECK(d >= 0, "write_npy '{}': negative extent in shape {}", path, shape.str());
   LLM0_CHECK(data != nullptr || shape.numel() == 0, "write_npy '{}': null data", path);
-  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
   const size_t preamble = 10;  // magic (6) + version (2) + uint16 header length
   const size_t total = ((preamble + header.size() + 1 + 63) / 64) * 64;
   header.append(total - preamble - header.size() - 1, ' ');
@@ -129,7 +145,14 @@ void write_npy(const std::string& path, const float* data, const Shape& shape) {
   LLM0_CHECK(header.size() <= 65535, "write_npy '{}': header of {} bytes too long for v1.0", path,
              header.size());
   AtomicFile f(path);
-  const unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+  const unsigned char pre[10] = {0x93,
+                                 'N',
+                                 'U',
+                                 'M',
+                                 'P',
+                                 'Y',
+                                 1,
+                                 0,
                                  static_cast<unsigned char>(header.size() & 0xff),
                                  static_cast<unsigned char>(header.size() >> 8)};
   f.write(pre, sizeof pre);
@@ -146,27 +169,33 @@ Tensor read_npy(const std::string& path) {
   LLM0_CHECK(!ec && in.is_open(), "npy '{}': cannot open", path);
   char magic[6] = {};
   in.read(magic, 6);
-  LLM0_CHECK(in.gcount() == 6 && std::memcmp(magic, kMagic, 6) == 0, "npy '{}': bad magic (not a .npy file)", path);
+  LLM0_CHECK(in.gcount() == 6 && std::memcmp(magic, kMagic, 6) == 0,
+             "npy '{}': bad magic (not a .npy file)", path);
   const uint64_t major = read_le(in, 1, path), minor = read_le(in, 1, path);
-  LLM0_CHECK(major >= 1 && major <= 3 && minor == 0, "npy '{}': unsupported version {}.{}", path, major, minor);
+  LLM0_CHECK(major >= 1 && major <= 3 && minor == 0, "npy '{}': unsupported version {}.{}", path,
+             major, minor);
   const int len_bytes = major == 1 ? 2 : 4;
   const uint64_t header_len = read_le(in, len_bytes, path), header_start = 8 + len_bytes;
   LLM0_CHECK(header_len <= kMaxHeaderBytes && header_len <= file_size - header_start,
-             "npy '{}': header length {} beyond the file size {} or the cap", path, header_len, file_size);
+             "npy '{}': header length {} beyond the file size {} or the cap", path, header_len,
+             file_size);
   std::string text(static_cast<size_t>(header_len), '\0');
   in.read(text.data(), static_cast<std::streamsize>(header_len));
   const NpyHeader h = HeaderParser(text, path).parse();
-  LLM0_CHECK(h.descr == "<f4", "npy '{}': dtype '{}' unsupported (llm0 reads float32 '<f4' only)", path, h.descr);
+  LLM0_CHECK(h.descr == "<f4", "npy '{}': dtype '{}' unsupported (llm0 reads float32 '<f4' only)",
+             path, h.descr);
   LLM0_CHECK(!h.fortran_order, "npy '{}': fortran_order True unsupported (C order only)", path);
   uint64_t bytes = sizeof(float);
   for (int64_t d : h.shape)
-    LLM0_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes), "npy '{}': shape overflows", path);
+    LLM0_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes),
+               "npy '{}': shape overflows", path);
   const uint64_t have = file_size - header_start - header_len;
   LLM0_CHECK(have == bytes, "npy '{}': shape {} needs {} data bytes but the file has {} ({})", path,
              Shape(h.shape).str(), bytes, have, have < bytes ? "truncated" : "trailing bytes");
   Tensor t{Shape(h.shape)};
   in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(bytes));
-  LLM0_CHECK(static_cast<uint64_t>(in.gcount()) == bytes, "npy '{}': read of the data failed", path);
+  LLM0_CHECK(static_cast<uint64_t>(in.gcount()) == bytes, "npy '{}': read of the data failed",
+             path);
   return t;
 }
 

@@ -18,9 +18,12 @@ static_assert(std::endian::native == std::endian::little, "safetensors I/O assum
 
 const char* dtype_name(DType dtype) {
   switch (dtype) {
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
+    case DType::F32:
+      return "F32";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
   }
   return "?";
 }
@@ -41,17 +44,20 @@ struct RawEntry {
 
 // Reads the 8-byte little-endian header length and checks it against the cap and file size.
 uint64_t read_header_len(std::ifstream& in, const std::string& path, uint64_t file_size) {
-  LLM0_CHECK(file_size >= 8, "safetensors '{}': file is {} bytes, shorter than the 8-byte header length",
-             path, file_size);
+  LLM0_CHECK(file_size >= 8,
+             "safetensors '{}': file is {} bytes, shorter than the 8-byte header length", path,
+             file_size);
   unsigned char b[8];
   in.read(reinterpret_cast<char*>(b), 8);
   LLM0_CHECK(in.gcount() == 8, "safetensors '{}': cannot read the header length", path);
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | b[i];
-  LLM0_CHECK(n <= kSafetensorsMaxHeaderBytes, "safetensors '{}': header length {} exceeds the cap of {} bytes",
-             path, n, kSafetensorsMaxHeaderBytes);
-  LLM0_CHECK(n <= file_size - 8, "safetensors '{}': header length {} is beyond the file size {} (truncated?)",
-             path, n, file_size);
+  LLM0_CHECK(n <= kSafetensorsMaxHeaderBytes,
+             "safetensors '{}': header length {} exceeds the cap of {} bytes", path, n,
+             kSafetensorsMaxHeaderBytes);
+  LLM0_CHECK(n <= file_size - 8,
+             "safetensors '{}': header length {} is beyond the file size {} (truncated?)", path, n,
+             file_size);
   return n;
 }
 
@@ -62,12 +68,14 @@ json parse_header(const std::string& text, const std::string& path) {
   } catch (const json::exception& e) {
     LLM0_FAIL("safetensors '{}': header is not valid JSON: {}", path, e.what());
   }
-  LLM0_CHECK(h.is_object(), "safetensors '{}': header is not a JSON object but {}", path, h.type_name());
+  LLM0_CHECK(h.is_object(), "safetensors '{}': header is not a JSON object but {}", path,
+             h.type_name());
   return h;
 }
 
 // A non-negative JSON integer (nlohmann stores large ones as unsigned); else an error.
-uint64_t as_uint(const json& v, const std::string& path, const std::string& name, const char* field) {
+uint64_t as_uint(const json& v, const std::string& path, const std::string& name,
+                 const char* field) {
   LLM0_CHECK(v.is_number_integer() && (v.is_number_unsigned() || v.get<int64_t>() >= 0),
              "safetensors '{}': tensor '{}': {} holds {}, not a non-negative integer", path, name,
              field, v.dump());
@@ -91,8 +99,8 @@ Shape parse_shape(const json& e, const std::string& path, const std::string& nam
   std::vector<int64_t> dims;
   for (const json& d : e["shape"]) {
     const uint64_t v = as_uint(d, path, name, "'shape'");
-    LLM0_CHECK(v <= uint64_t(INT64_MAX), "safetensors '{}': tensor '{}': 'shape' extent {} too large",
-               path, name, v);
+    LLM0_CHECK(v <= uint64_t(INT64_MAX),
+               "safetensors '{}': tensor '{}': 'shape' extent {} too large", path, name, v);
     dims.push_back(static_cast<int64_t>(v));
   }
   return Shape(std::move(dims));
@@ -100,25 +108,29 @@ Shape parse_shape(const json& e, const std::string& path, const std::string& nam
 
 RawEntry parse_entry(const std::string& name, const json& e, const std::string& path,
                      uint64_t data_size) {
-  LLM0_CHECK(e.is_object(), "safetensors '{}': tensor '{}': entry is not a JSON object", path, name);
+  LLM0_CHECK(e.is_object(), "safetensors '{}': tensor '{}': entry is not a JSON object", path,
+             name);
   RawEntry r{name, parse_dtype(e, path, name), parse_shape(e, path, name)};
-  LLM0_CHECK(e.contains("data_offsets") && e["data_offsets"].is_array() && e["data_offsets"].size() == 2,
-             "safetensors '{}': tensor '{}': 'data_offsets' missing or not [begin, end]", path, name);
+  LLM0_CHECK(
+      e.contains("data_offsets") && e["data_offsets"].is_array() && e["data_offsets"].size() == 2,
+      "safetensors '{}': tensor '{}': 'data_offsets' missing or not [begin, end]", path, name);
   r.begin = as_uint(e["data_offsets"][0], path, name, "'data_offsets'");
   r.end = as_uint(e["data_offsets"][1], path, name, "'data_offsets'");
-  LLM0_CHECK(r.begin <= r.end, "safetensors '{}': tensor '{}': 'data_offsets' begin {} > end {}", path,
-             name, r.begin, r.end);
+  LLM0_CHECK(r.begin <= r.end, "safetensors '{}': tensor '{}': 'data_offsets' begin {} > end {}",
+             path, name, r.begin, r.end);
   uint64_t bytes = static_cast<uint64_t>(dtype_size(r.dtype));
   for (int64_t d : r.shape.dims)
     LLM0_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes),
                "safetensors '{}': tensor '{}': 'shape' {} overflows the byte count", path, name,
                r.shape.str());
-  LLM0_CHECK(r.end - r.begin == bytes,
-             "safetensors '{}': tensor '{}': 'data_offsets' span {} bytes but shape {} of {} needs {}",
-             path, name, r.end - r.begin, r.shape.str(), dtype_name(r.dtype), bytes);
+  LLM0_CHECK(
+      r.end - r.begin == bytes,
+      "safetensors '{}': tensor '{}': 'data_offsets' span {} bytes but shape {} of {} needs {}",
+      path, name, r.end - r.begin, r.shape.str(), dtype_name(r.dtype), bytes);
   LLM0_CHECK(r.end <= data_size,
              "safetensors '{}': tensor '{}': 'data_offsets' end {} is past the end of the data ({} "
-             "bytes; truncated file?)", path, name, r.end, data_size);
+             "bytes; truncated file?)",
+             path, name, r.end, data_size);
   return r;
 }
 
@@ -156,7 +168,8 @@ std::vector<float> read_values(std::ifstream& in, uint64_t data_start, const Raw
   in.seekg(static_cast<std::streamoff>(data_start + r.begin));
   in.read(dst, static_cast<std::streamsize>(r.end - r.begin));
   LLM0_CHECK(in && static_cast<uint64_t>(in.gcount()) == r.end - r.begin,
-             "safetensors '{}': tensor '{}': read failed (file truncated while reading?)", path, r.name);
+             "safetensors '{}': tensor '{}': read failed (file truncated while reading?)", path,
+             r.name);
   if (r.dtype == DType::F16)
     for (size_t i = 0; i < n; ++i) values[i] = fp16_to_float(half[i]);
   if (r.dtype == DType::BF16)
@@ -168,7 +181,8 @@ std::vector<float> read_values(std::ifstream& in, uint64_t data_start, const Raw
 
 SafetensorsFile read_safetensors(const std::string& path) {
   std::error_code ec;
-  LLM0_CHECK(std::filesystem::is_regular_file(path, ec), "safetensors '{}': not a readable file", path);
+  LLM0_CHECK(std::filesystem::is_regular_file(path, ec), "safetensors '{}': not a readable file",
+             path);
   const uint64_t file_size = std::filesystem::file_size(path, ec);
   LLM0_CHECK(!ec, "safetensors '{}': cannot stat: {}", path, ec.message());
   std::ifstream in(path, std::ios::binary);
@@ -176,15 +190,18 @@ SafetensorsFile read_safetensors(const std::string& path) {
   const uint64_t header_len = read_header_len(in, path, file_size);
   std::string text(static_cast<size_t>(header_len), '\0');
   in.read(text.data(), static_cast<std::streamsize>(header_len));
-  LLM0_CHECK(static_cast<uint64_t>(in.gcount()) == header_len, "safetensors '{}': header truncated", path);
+  LLM0_CHECK(static_cast<uint64_t>(in.gcount()) == header_len, "safetensors '{}': header truncated",
+             path);
   const json header = parse_header(text, path);
 
   const uint64_t data_start = 8 + header_len, data_size = file_size - data_start;
   SafetensorsFile file;
   std::vector<RawEntry> entries;
   for (const auto& [name, e] : header.items()) {
-    if (name == "__metadata__") file.metadata = parse_metadata(e, path);
-    else entries.push_back(parse_entry(name, e, path, data_size));
+    if (name == "__metadata__")
+      file.metadata = parse_metadata(e, path);
+    else
+      entries.push_back(parse_entry(name, e, path, data_size));
   }
   check_overlaps(entries, path);
   for (const RawEntry& r : entries) {

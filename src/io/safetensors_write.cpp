@@ -27,15 +27,20 @@ std::string build_header(const std::string& path, const std::vector<TensorRef>& 
   std::set<std::string> seen;
   uint64_t offset = 0;
   for (const TensorRef& t : tensors) {
-    LLM0_CHECK(t.name != "__metadata__", "write_safetensors '{}': tensor name '__metadata__' is reserved", path);
-    LLM0_CHECK(seen.insert(t.name).second, "write_safetensors '{}': duplicate tensor '{}'", path, t.name);
+    LLM0_CHECK(t.name != "__metadata__",
+               "write_safetensors '{}': tensor name '__metadata__' is reserved", path);
+    LLM0_CHECK(seen.insert(t.name).second, "write_safetensors '{}': duplicate tensor '{}'", path,
+               t.name);
     for (int64_t d : t.shape.dims)
       LLM0_CHECK(d >= 0, "write_safetensors '{}': tensor '{}': negative extent in shape {}", path,
                  t.name, t.shape.str());
-    LLM0_CHECK(t.data != nullptr || t.shape.numel() == 0, "write_safetensors '{}': tensor '{}': null data",
-               path, t.name);
-    const uint64_t bytes = static_cast<uint64_t>(t.shape.numel()) * static_cast<uint64_t>(dtype_size(dtype));
-    h[t.name] = {{"dtype", dtype_name(dtype)}, {"shape", t.shape.dims}, {"data_offsets", {offset, offset + bytes}}};
+    LLM0_CHECK(t.data != nullptr || t.shape.numel() == 0,
+               "write_safetensors '{}': tensor '{}': null data", path, t.name);
+    const uint64_t bytes =
+        static_cast<uint64_t>(t.shape.numel()) * static_cast<uint64_t>(dtype_size(dtype));
+    h[t.name] = {{"dtype", dtype_name(dtype)},
+                 {"shape", t.shape.dims},
+                 {"data_offsets", {offset, offset + bytes}}};
     offset += bytes;
   }
   std::string text;
@@ -71,10 +76,12 @@ void write_safetensors(const std::string& path, const std::vector<TensorRef>& te
   const std::string header = build_header(path, tensors, metadata, dtype);
   AtomicFile f(path);
   unsigned char len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>(uint64_t(header.size()) >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    len[i] = static_cast<unsigned char>(uint64_t(header.size()) >> (8 * i));
   f.write(len, 8);
   f.write(header.data(), header.size());
-  for (const TensorRef& t : tensors) write_values(f, t.data, static_cast<size_t>(t.shape.numel()), dtype);
+  for (const TensorRef& t : tensors)
+    write_values(f, t.data, static_cast<size_t>(t.shape.numel()), dtype);
   f.commit();
 }
 

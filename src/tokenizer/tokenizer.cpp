@@ -67,7 +67,7 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& documents, int vocab_
     LLM0_CHECK(!s.empty(), "tokenizer: empty special token");
     LLM0_CHECK(is_utf8(s), "tokenizer: special token '{}' is not valid UTF-8", s);
     for (const auto& [t, id] : specials) LLM0_CHECK(t != s, "tokenizer: special token '{}' repeated", s);
-    specials.emplace_back(s, -1);
+    specials.emplace_back(s, static_cast<int>(specials.size()));  // final ids set below
   }
   BpeTrainResult r = bpe_train(count_words(documents, specials), vocab_size - num_specials);
   Tokenizer tok;

@@ -97,8 +97,8 @@ Tokenizer Tokenizer::load(const std::string& path) {
   LLM0_CHECK(j.is_object() && j.contains("model") && j["model"].is_object(),
              "{}: missing object field 'model'", path);
   const json& model = j["model"];
-  LLM0_CHECK(model.value("type", std::string("BPE")) == "BPE",
-             "{}: model.type is '{}', expected 'BPE'", path, model.value("type", std::string()));
+  const json type = model.value("type", json("BPE"));
+  LLM0_CHECK(type == "BPE", "{}: model.type is {}, expected \"BPE\"", path, type.dump());
   LLM0_CHECK(model.contains("vocab") && model["vocab"].is_object(),
              "{}: missing object field 'model.vocab'", path);
   LLM0_CHECK(model.contains("merges") && model["merges"].is_array(),

@@ -18,10 +18,13 @@ void add_threads_option(CLI::App* cmd) {
 
 // One per subcommand file (tools/cli/cmd_<name>.cpp).
 void register_forward(CLI::App& app);
+void register_train(CLI::App& app);
 void register_init(CLI::App& app);
 void register_data(CLI::App& app);
 void register_kv(CLI::App& app);
+void register_lesson(CLI::App& app);
 void register_tokenizer(CLI::App& app);
+void register_generate(CLI::App& app);
 
 }  // namespace llm0::cli
 
@@ -30,10 +33,13 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
   llm0::cli::register_forward(app);
+  llm0::cli::register_train(app);
   llm0::cli::register_init(app);
   llm0::cli::register_data(app);
   llm0::cli::register_kv(app);
+  llm0::cli::register_lesson(app);
   llm0::cli::register_tokenizer(app);
+  llm0::cli::register_generate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

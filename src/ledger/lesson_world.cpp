@@ -1,0 +1,154 @@
+// Loading and validating the teaching world (see lesson_world.h, docs/teaching-world.md).
+#include "ledger/lesson_world.h"
+
+#include <cmath>
+#include <fstream>
+#include <utility>
+
+#include "core/check.h"
+
+namespace llm0::lesson {
+
+using nlohmann::json;
+
+namespace {
+
+const json& field(const json& j, const std::string& key, const std::string& where,
+                  const std::string& source) {
+  LLM0_CHECK(j.is_object(), "{}: {} must be a JSON object", source, where);
+  LLM0_CHECK(j.contains(key) && !j.at(key).is_null(), "{}: missing field \"{}{}\"", source,
+             where.empty() ? "" : where + ".", key);
+  return j.at(key);
+}
+
+int positive_int(const json& j, const std::string& key, const std::string& source) {
+  const json& v = field(j, key, "", source);
+  LLM0_CHECK(v.is_number_integer() && v.get<long long>() > 0 && v.get<long long>() < 65536,
+             "{}: field \"{}\" must be a positive integer, got {}", source, key, v.dump());
+  return v.get<int>();
+}
+
+// A numeric row of exactly `n` finite numbers, appended to `out`.
+void read_row(const json& v, size_t n, const std::string& name, const std::string& source,
+              std::vector<float>& out) {
+  LLM0_CHECK(v.is_array() && v.size() == n, "{}: \"{}\" must be a list of {} numbers, got {}",
+             source, name, n, v.dump());
+  for (const json& x : v) {
+    LLM0_CHECK(x.is_number() && std::isfinite(x.get<double>()),
+               "{}: \"{}\" holds a non-numeric or non-finite value {}", source, name, x.dump());
+    out.push_back(x.get<float>());
+  }
+}
+
+// A [rows, cols] matrix given as a list of rows.
+std::vector<float> read_matrix(const json& v, size_t rows, size_t cols, const std::string& name,
+                               const std::string& source) {
+  LLM0_CHECK(v.is_array() && v.size() == rows,
+             "{}: \"{}\" must have {} rows of {} numbers (shape [{}, {}]), got {} rows", source,
+             name, rows, cols, rows, cols, v.is_array() ? v.size() : 0);
+  std::vector<float> m;
+  for (size_t r = 0; r < rows; ++r)
+    read_row(v[r], cols, format("{}[{}]", name, r), source, m);
+  return m;
+}
+
+WorldHead read_head(const json& h, size_t i, int d, int dh, const std::string& source) {
+  const std::string where = format("heads[{}]", i);
+  WorldHead head;
+  head.name = h.is_object() && h.contains("name") && h.at("name").is_string()
+                  ? h.at("name").get<std::string>() : format("head {}", i);
+  head.W_Q = read_matrix(field(h, "W_Q", where, source), d, dh, where + ".W_Q", source);
+  head.W_K = read_matrix(field(h, "W_K", where, source), d, dh, where + ".W_K", source);
+  head.W_V = read_matrix(field(h, "W_V", where, source), d, dh, where + ".W_V", source);
+  if (h.contains("sink_logit") && !h.at("sink_logit").is_null()) {
+    const json& s = h.at("sink_logit");
+    LLM0_CHECK(s.is_number() && std::isfinite(s.get<double>()),
+               "{}: \"{}.sink_logit\" must be a finite number, got {}", source, where, s.dump());
+    head.sink_logit = s.get<double>();
+  }
+  return head;
+}
+
+WorldSwap read_swap(const json& s, const TeachingWorld& w) {
+  const json& pair = field(s, "swap", "swap_test", w.source);
+  LLM0_CHECK(pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string(),
+             "{}: \"swap_test.swap\" must be two token strings, got {}", w.source, pair.dump());
+  const json& q = field(s, "query", "swap_test", w.source);
+  LLM0_CHECK(q.is_string(), "{}: \"swap_test.query\" must be a token string", w.source);
+  WorldSwap sw;
+  sw.a = w.position_of(pair[0].get<std::string>());
+  sw.b = w.position_of(pair[1].get<std::string>());
+  if (sw.a > sw.b) std::swap(sw.a, sw.b);
+  LLM0_CHECK(sw.a != sw.b, "{}: \"swap_test.swap\" names the same position twice", w.source);
+  sw.query = w.position_of(q.get<std::string>());
+  LLM0_CHECK(sw.query >= sw.a, "{}: \"swap_test.query\" ({}) comes before both swapped tokens and "
+             "would see no change", w.source, q.get<std::string>());
+  if (s.contains("head")) {
+    LLM0_CHECK(s.at("head").is_number_integer() && s.at("head").get<int>() >= 0 &&
+                   s.at("head").get<int>() < w.H(),
+               "{}: \"swap_test.head\" must be a head index in [0, {})", w.source, w.H());
+    sw.head = s.at("head").get<int>();
+  }
+  return sw;
+}
+
+}  // namespace
+
+int TeachingWorld::position_of(const std::string& name) const {
+  for (size_t t = 0; t < tokens.size(); ++t)
+    if (tokens[t] == name) return (int)t;
+  LLM0_FAIL("{}: token \"{}\" is not in \"tokens\"", source, name);
+}
+
+TeachingWorld world_from_json(const json& j, const std::string& source) {
+  TeachingWorld w;
+  w.source = source;
+  LLM0_CHECK(j.is_object(), "{}: the teaching world must be a JSON object", source);
+  if (j.contains("description") && j.at("description").is_string())
+    w.description = j.at("description").get<std::string>();
+  w.d_model = positive_int(j, "d_model", source);
+  w.d_head = positive_int(j, "d_head", source);
+  const json& tokens = field(j, "tokens", "", source);
+  LLM0_CHECK(tokens.is_array() && !tokens.empty(), "{}: \"tokens\" must be a non-empty list",
+             source);
+  for (const json& t : tokens) {
+    LLM0_CHECK(t.is_string(), "{}: \"tokens\" must hold strings, got {}", source, t.dump());
+    w.tokens.push_back(t.get<std::string>());
+  }
+  const json& emb = field(j, "embeddings", "", source);
+  LLM0_CHECK(emb.is_array() && emb.size() == w.tokens.size(),
+             "{}: \"embeddings\" has {} rows but \"tokens\" has {} tokens", source,
+             emb.is_array() ? emb.size() : 0, w.tokens.size());
+  w.embeddings = read_matrix(emb, w.tokens.size(), w.d_model, "embeddings", source);
+  const json& heads = field(j, "heads", "", source);
+  LLM0_CHECK(heads.is_array() && !heads.empty(), "{}: \"heads\" must be a non-empty list", source);
+  for (size_t i = 0; i < heads.size(); ++i)
+    w.heads.push_back(read_head(heads[i], i, w.d_model, w.d_head, source));
+  if (j.contains("W_O") && !j.at("W_O").is_null())
+    w.W_O = read_matrix(j.at("W_O"), (size_t)w.H() * w.d_head, w.d_model, "W_O", source);
+  if (j.contains("swap_test") && !j.at("swap_test").is_null())
+    w.swap = read_swap(j.at("swap_test"), w);
+  return w;
+}
+
+TeachingWorld load_world(const std::string& path) {
+  std::ifstream in(path);
+  LLM0_CHECK(in.good(), "teaching world file \"{}\" not found or not readable", path);
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::exception& e) {
+    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
+  }
+  return world_from_json(j, path);
+}
+
+TeachingWorld swapped(const TeachingWorld& w, int a, int b) {
+  TeachingWorld s = w;
+  std::swap(s.tokens[(size_t)a], s.tokens[(size_t)b]);
+  for (int i = 0; i < w.d_model; ++i)
+    std::swap(s.embeddings[(size_t)a * w.d_model + i], s.embeddings[(size_t)b * w.d_model + i]);
+  return s;
+}
+
+}  // namespace llm0::lesson

@@ -1,0 +1,46 @@
+// Options of one training run (`llm0 train`); defaults follow nanoGPT / llm.c small-model practice.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace llm0 {
+
+struct TrainOptions {
+  std::string config;      // model config.json (ignored on --resume: the checkpoint's is used)
+  std::string data;        // corpus: a directory from `llm0 data` (train.jsonl + validation.jsonl),
+                           // or any file/directory read_documents() accepts (split 95/5 here)
+  std::string out;         // run directory: checkpoint/, metrics.jsonl, loss_curve.svg
+  std::string resume;      // run or checkpoint directory to continue from ("" = fresh start)
+  std::string tokenizer;   // tokenizer.json to use ("" = train one on the corpus, vocab_size of config)
+  int batch_size = 8;      // B, sequences per micro-batch
+  int seq_len = 256;       // T, tokens per sequence (<= max_position_embeddings)
+  int grad_accum = 1;      // micro-batches per optimizer step
+  int max_steps = 0;       // optimizer steps (0 = as many as fit in time_limit_minutes)
+  double time_limit_minutes = 0;  // wall-clock budget (0 = none); training stops and saves at it
+  double lr = 1e-3, min_lr = 1e-4;  // peak and final learning rate (cosine)
+  int warmup_steps = 50;
+  double weight_decay = 0.1;
+  double grad_clip = 1.0;  // max global L2 norm (0 = off)
+  int eval_every = 100, eval_batches = 8;  // validation loss every N steps over K batches
+  int checkpoint_every = 200;              // plus one at the end
+  int log_every = 10;
+  int stop_after = 0;      // stop (and checkpoint) after this many steps of this process, keeping
+                           // the schedule: train in sessions with --resume (0 = off)
+  uint64_t seed = 1337;    // init weights and batch sampling
+  bool quiet = false;      // no progress lines (tests)
+};
+
+/// What a finished run reports.
+struct TrainSummary {
+  int steps = 0;                  // optimizer steps taken in total (including before a resume)
+  int total_steps = 0;            // the schedule's length
+  double final_train_loss = 0;    // nats/token, last step
+  double final_val_loss = 0;      // nats/token
+  double unigram_entropy = 0;     // nats/token: cross-entropy of validation tokens under the
+                                  // training unigram distribution (the no-context baseline)
+  double tokens_per_second = 0;   // training throughput of this process
+  double mfu = 0;                 // achieved / sgemm-peak FLOP/s
+  size_t parameters = 0;
+};
+
+}  // namespace llm0

@@ -1,0 +1,33 @@
+// Training state saved beside a checkpoint so `--resume` continues exactly:
+// trainer_state.json (step, schedule length, batch-loader RNG, seed, options that must not
+// change) and optimizer.safetensors (AdamW moments per parameter, PyTorch's state names
+// "<param>.exp_avg" and "<param>.exp_avg_sq").
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "core/params.h"
+#include "train/adamw.h"
+#include "train/batch_loader.h"
+#include "train/train_options.h"
+
+namespace llm0 {
+
+struct TrainState {
+  int step = 0;         // optimizer steps done
+  int total_steps = 0;  // schedule length
+  BatchLoaderState loader;
+  uint64_t seed = 0;
+  int batch_size = 0, seq_len = 0, grad_accum = 0;
+  double tokens_seen = 0;
+};
+
+/// Writes trainer_state.json and optimizer.safetensors into directory `dir`.
+void save_train_state(const std::string& dir, const TrainState& s, const ParamStore& store,
+                      const AdamW& opt);
+
+/// Reads them back; restores the optimizer's moments and step count. Throws llm0::Error naming
+/// the file and field when missing or corrupt (nothing is modified before all checks pass).
+TrainState load_train_state(const std::string& dir, const ParamStore& store, AdamW& opt);
+
+}  // namespace llm0

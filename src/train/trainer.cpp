@@ -1,0 +1,125 @@
+// The training loop. See trainer.h.
+#include "train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/threads.h"
+#include "io/checkpoint.h"
+#include "ledger/flops.h"
+#include "ledger/sgemm_peak.h"
+#include "model/init.h"
+#include "tokenizer/tokenizer.h"
+#include "train/adamw.h"
+#include "train/corpus.h"
+#include "train/grad_clip.h"
+#include "train/loss_curve.h"
+#include "train/lr_schedule.h"
+#include "train/train_state.h"
+#include "train/trainer_impl.h"
+
+namespace fs = std::filesystem;
+
+namespace llm0 {
+
+Trainer::Trainer(const TrainOptions& o) : impl_(std::make_unique<TrainerImpl>(o)) {}
+Trainer::~Trainer() = default;
+TrainSummary Trainer::run() { return impl_->run(); }
+
+double TrainerImpl::seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+// One optimizer step: grad_accum micro-batches normalised by their total target count.
+double TrainerImpl::train_step(double lr) {
+  ParamStore& p = model_->params();
+  p.zero_grad();
+  long total = 0;
+  for (Batch& b : micro_) {
+    loader_->next(b);
+    for (int32_t t : b.targets) total += t >= 0;
+  }
+  double loss_sum = 0;
+  for (Batch& b : micro_) {
+    loss_sum += model_->forward(b.inputs.data(), b.targets.data(), b.B, b.T);
+    model_->backward(1.0f / (float)total);
+  }
+  grad_norm_ = clip_grad_norm(p.grad(), p.size(), o_.grad_clip);
+  opt_->step(p, lr);
+  state_.tokens_seen += (double)total;
+  return loss_sum / (double)total;
+}
+
+double TrainerImpl::evaluate() {
+  const int64_t n = std::min<int64_t>(o_.eval_batches, val_loader_->num_eval_batches());
+  double sum = 0;
+  long count = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    val_loader_->eval_batch(i, eval_batch_);
+    long c = 0;
+    sum += model_->forward(eval_batch_.inputs.data(), eval_batch_.targets.data(), eval_batch_.B,
+                           eval_batch_.T, &c);
+    count += c;
+  }
+  return sum / (double)std::max(1L, count);
+}
+
+void TrainerImpl::log(const nlohmann::json& j) {
+  std::ofstream(o_.out + "/metrics.jsonl", std::ios::app) << j.dump() << "\n";
+}
+
+void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s) {
+  if (o_.quiet) return;
+  const double el = seconds(), per_step = el / std::max(1, step - first_step_);
+  const double eta = per_step * (state_.total_steps - step);
+  const double mfu = tok_s * train_flops_per_token(model_->config(), o_.seq_len) / (peak_gflops_ * 1e9);
+  std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% | %s elapsed | ETA %s\n",
+              step, state_.total_steps, loss, lr, tok_s, 100 * mfu, clock_text(el).c_str(),
+              clock_text(eta).c_str());
+  std::fflush(stdout);
+}
+
+void TrainerImpl::save_checkpoint_now() {
+  CheckpointWriter w(o_.out + "/checkpoint");
+  write_model_files(*model_, w.path(""));
+  tokenizer_->save(w.path("tokenizer.json"));
+  save_train_state(w.path(""), state_, model_->params(), *opt_);
+  w.commit();
+}
+
+TrainSummary TrainerImpl::run() {
+  start_ = std::chrono::steady_clock::now();
+  first_step_ = state_.step;
+  // A schedule shorter than the warmup warms up over its whole length.
+  const LrSchedule sched{o_.lr, o_.min_lr, std::min(o_.warmup_steps, state_.total_steps), state_.total_steps};
+  double loss = 0, tokens_at_start = state_.tokens_seen, val = NAN;
+  double window_t = seconds(), window_tok = state_.tokens_seen;
+  while (state_.step < state_.total_steps) {
+    const double lr = lr_at(state_.step, sched);
+    loss = train_step(lr);
+    state_.loader = loader_->state();
+    ++state_.step;
+    const bool last = state_.step == state_.total_steps || out_of_time() ||
+                      (o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after);
+    if (state_.step % o_.log_every == 0 || last) {
+      const double tok_s = (state_.tokens_seen - window_tok) / std::max(1e-9, seconds() - window_t);
+      window_t = seconds(), window_tok = state_.tokens_seen;
+      print_progress(state_.step, loss, lr, tok_s);
+      log({{"step", state_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm_},
+           {"tokens_per_s", tok_s}, {"elapsed_s", seconds()}, {"tokens_seen", state_.tokens_seen}});
+    }
+    if (state_.step % o_.eval_every == 0 || last) report_validation(val = evaluate());
+    if (state_.step % o_.checkpoint_every == 0 || last) save_checkpoint_now();
+    if (last) break;
+  }
+  if (std::isnan(val)) val = evaluate();
+  write_loss_curve(o_.out);
+  return summary(loss, val, state_.tokens_seen - tokens_at_start);
+}
+
+}  // namespace llm0

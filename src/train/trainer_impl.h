@@ -1,0 +1,57 @@
+// Private state of the training loop (trainer.cpp: the loop; trainer_setup.cpp: loading and
+// validation before anything is written).
+#pragma once
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/model.h"
+#include "tokenizer/tokenizer.h"
+#include "train/adamw.h"
+#include "train/batch_loader.h"
+#include "train/train_options.h"
+#include "train/train_state.h"
+
+namespace llm0 {
+
+class TrainerImpl {
+ public:
+  explicit TrainerImpl(const TrainOptions& o);
+  TrainSummary run();
+
+ private:
+  void load_corpus(std::vector<std::string>& train, std::vector<std::string>& val) const;
+  void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
+  void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
+  void check_output_dir() const;
+  int plan_total_steps();
+  double train_step(double lr);
+  double evaluate();
+  void report_validation(double val);
+  void log(const nlohmann::json& j);
+  void print_progress(int step, double loss, double lr, double tok_s);
+  void save_checkpoint_now();
+  bool out_of_time() const;
+  double seconds() const;
+  static std::string clock_text(double s);
+  TrainSummary summary(double loss, double val, double tokens) const;
+  void write_loss_curve(const std::string& dir) const;
+
+  TrainOptions o_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Tokenizer> tokenizer_;
+  std::unique_ptr<AdamW> opt_;
+  std::unique_ptr<BatchLoader> loader_, val_loader_;
+  std::vector<Batch> micro_;
+  Batch eval_batch_;
+  TrainState state_;
+  double unigram_entropy_ = 0, peak_gflops_ = 1, grad_norm_ = 0;
+  int first_step_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace llm0

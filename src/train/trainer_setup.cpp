@@ -1,0 +1,200 @@
+// Training run setup: everything is loaded and validated before the first byte is written.
+// See trainer.h.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "io/checkpoint.h"
+#include "ledger/flops.h"
+#include "ledger/sgemm_peak.h"
+#include "model/init.h"
+#include "train/corpus.h"
+#include "train/loss_curve.h"
+#include "train/trainer.h"
+#include "train/trainer_impl.h"
+
+namespace fs = std::filesystem;
+
+namespace llm0 {
+
+TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
+  LLM0_CHECK(!o_.out.empty(), "--out is required");
+  LLM0_CHECK(o_.batch_size > 0 && o_.seq_len > 1 && o_.grad_accum > 0,
+             "batch_size={} seq_len={} grad_accum={} must be positive (seq_len >= 2)", o_.batch_size,
+             o_.seq_len, o_.grad_accum);
+  LLM0_CHECK(o_.log_every > 0 && o_.eval_every > 0 && o_.checkpoint_every > 0 && o_.eval_batches > 0,
+             "--log-every, --eval-every, --eval-batches and --checkpoint-every must be positive");
+  LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
+             "give --max-steps or --time-limit-minutes (both 0 means no end)");
+  LLM0_CHECK(o_.lr > 0 && o_.min_lr >= 0 && o_.warmup_steps >= 0, "learning rates must be positive");
+  std::vector<std::string> train, val;
+  load_corpus(train, val);
+  setup_model_and_tokenizer(train);
+  LLM0_CHECK(o_.seq_len <= model_->config().max_position_embeddings,
+             "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
+             model_->config().max_position_embeddings);
+  setup_streams(train, val);
+  check_output_dir();
+  if (o_.resume.empty()) fs::remove(o_.out + "/metrics.jsonl");  // a fresh run starts a fresh log
+  peak_gflops_ = measure_sgemm_gflops(1024, 2);
+  if (state_.total_steps == 0) state_.total_steps = plan_total_steps();
+  state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
+}
+
+void TrainerImpl::load_corpus(std::vector<std::string>& train, std::vector<std::string>& val) const {
+  LLM0_CHECK(!o_.data.empty(), "--data is required (a corpus directory from `llm0 data`, a text file or a directory)");
+  if (fs::exists(o_.data + "/train.jsonl")) {
+    train = read_documents(o_.data + "/train.jsonl");
+    LLM0_CHECK(fs::exists(o_.data + "/validation.jsonl"), "{}: validation.jsonl is missing", o_.data);
+    val = read_documents(o_.data + "/validation.jsonl");
+  } else {
+    CorpusSplit s = split_documents(read_documents(o_.data));
+    train = std::move(s.train), val = std::move(s.validation);
+  }
+  LLM0_CHECK(!train.empty() && !val.empty(), "{}: the corpus needs documents for both training and validation", o_.data);
+}
+
+void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& train_docs) {
+  if (!o_.resume.empty()) {
+    const std::string dir = resolve_checkpoint_dir(o_.resume);
+    model_ = load_model(dir);
+    tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(dir + "/tokenizer.json"));
+    opt_ = std::make_unique<AdamW>(model_->params(), AdamWConfig{0.9, 0.95, 1e-8, o_.weight_decay});
+    state_ = load_train_state(dir, model_->params(), *opt_);
+    LLM0_CHECK(state_.batch_size == o_.batch_size && state_.seq_len == o_.seq_len &&
+                   state_.grad_accum == o_.grad_accum,
+               "--resume: the checkpoint was trained with batch_size={} seq_len={} grad_accum={}; "
+               "pass the same values", state_.batch_size, state_.seq_len, state_.grad_accum);
+    if (o_.max_steps > 0) state_.total_steps = std::max(o_.max_steps, state_.step);
+    return;
+  }
+  LLM0_CHECK(!o_.config.empty(), "--config is required (or --resume)");
+  ModelConfig cfg = ModelConfig::from_file(o_.config);
+  if (!o_.tokenizer.empty()) {
+    tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(o_.tokenizer));
+  } else {
+    if (!o_.quiet) std::printf("training a byte-level BPE tokenizer (vocab_size %d)...\n", cfg.vocab_size);
+    tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::train(train_docs, cfg.vocab_size));
+  }
+  LLM0_CHECK(tokenizer_->vocab_size() <= cfg.vocab_size,
+             "tokenizer has {} tokens but the config's vocab_size is {}", tokenizer_->vocab_size(),
+             cfg.vocab_size);
+  cfg.eos_token_id = tokenizer_->eos_id();
+  model_ = std::make_unique<Model>(cfg);
+  init_weights(*model_, o_.seed);
+  opt_ = std::make_unique<AdamW>(model_->params(), AdamWConfig{0.9, 0.95, 1e-8, o_.weight_decay});
+  state_.seed = o_.seed;
+  if (o_.max_steps > 0) state_.total_steps = o_.max_steps;
+}
+
+namespace {
+// Token stream: every document followed by <|endoftext|>.
+std::vector<int32_t> token_stream(const Tokenizer& tok, const std::vector<std::string>& docs) {
+  std::vector<int32_t> s;
+  for (const std::string& d : docs) {
+    for (int id : tok.encode(d)) s.push_back(id);
+    s.push_back(tok.eos_id());
+  }
+  return s;
+}
+
+// Cross-entropy of `val` under the unigram distribution of `train` (add-one smoothing), nats.
+double unigram_cross_entropy(const std::vector<int32_t>& train, const std::vector<int32_t>& val, int V) {
+  std::vector<double> count((size_t)V, 1.0);
+  for (int32_t t : train) count[(size_t)t] += 1;
+  const double total = (double)train.size() + V;
+  double h = 0;
+  for (int32_t t : val) h -= std::log(count[(size_t)t] / total);
+  return h / (double)val.size();
+}
+}  // namespace
+
+void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val) {
+  std::vector<int32_t> ts = token_stream(*tokenizer_, train), vs = token_stream(*tokenizer_, val);
+  LLM0_CHECK((int)vs.size() > o_.seq_len, "validation split has {} tokens, fewer than seq_len+1={}",
+             vs.size(), o_.seq_len + 1);
+  unigram_entropy_ = unigram_cross_entropy(ts, vs, model_->config().vocab_size);
+  if (!o_.quiet)
+    std::printf("corpus: %zu train documents (%zu tokens), %zu validation documents (%zu tokens)\n",
+                train.size(), ts.size(), val.size(), vs.size());
+  loader_ = std::make_unique<BatchLoader>(std::move(ts), o_.batch_size, o_.seq_len, state_.seed);
+  val_loader_ = std::make_unique<BatchLoader>(std::move(vs), o_.batch_size, o_.seq_len, state_.seed);
+  if (!o_.resume.empty()) loader_->set_state(state_.loader);
+  micro_.assign((size_t)o_.grad_accum, Batch{});
+}
+
+void TrainerImpl::check_output_dir() const {
+  std::error_code ec;
+  fs::create_directories(o_.out, ec);
+  const std::string probe = o_.out + "/.llm0-write-test";
+  std::ofstream f(probe);
+  LLM0_CHECK(!ec && f.good(), "output directory {} is not writable", o_.out);
+  f.close();
+  fs::remove(probe, ec);
+}
+
+// Steps that fit in the time limit: one timed forward+backward on a validation batch (the
+// weights and the training stream are untouched), plus evaluation overhead.
+int TrainerImpl::plan_total_steps() {
+  if (o_.max_steps > 0) return o_.max_steps;
+  val_loader_->eval_batch(0, eval_batch_);
+  double best = 1e30;
+  for (int r = 0; r < 2; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    model_->forward(eval_batch_.inputs.data(), eval_batch_.targets.data(), eval_batch_.B, eval_batch_.T);
+    model_->backward(0.0f);
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  model_->params().zero_grad();
+  const double step_s = best * o_.grad_accum * 1.08;  // + optimizer and data
+  const double eval_s = best / 3 * o_.eval_batches / o_.eval_every;
+  const int steps = (int)(o_.time_limit_minutes * 60 * 0.9 / (step_s + eval_s));
+  if (!o_.quiet)
+    std::printf("time budget %.1f min: one step takes ~%.2f s -> %d steps\n", o_.time_limit_minutes,
+                step_s, std::max(steps, 1));
+  return std::max(steps, 1);
+}
+
+bool TrainerImpl::out_of_time() const {
+  return o_.time_limit_minutes > 0 && seconds() > o_.time_limit_minutes * 60;
+}
+
+std::string TrainerImpl::clock_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%dm%02ds", (int)(s / 60), (int)std::fmod(s, 60));
+  return b;
+}
+
+void TrainerImpl::report_validation(double val) {
+  if (!o_.quiet)
+    std::printf("step %5d | validation loss %.4f | perplexity %.2f | unigram baseline %.4f\n",
+                state_.step, val, std::exp(val), unigram_entropy_);
+  log({{"step", state_.step}, {"val_loss", val}, {"val_perplexity", std::exp(val)}});
+}
+
+TrainSummary TrainerImpl::summary(double loss, double val, double tokens) const {
+  TrainSummary s;
+  s.steps = state_.step, s.total_steps = state_.total_steps;
+  s.final_train_loss = loss, s.final_val_loss = val, s.unigram_entropy = unigram_entropy_;
+  s.tokens_per_second = tokens / std::max(1e-9, seconds());
+  s.mfu = s.tokens_per_second * train_flops_per_token(model_->config(), o_.seq_len) / (peak_gflops_ * 1e9);
+  s.parameters = model_->num_parameters();
+  return s;
+}
+
+void TrainerImpl::write_loss_curve(const std::string& dir) const {
+  std::map<int, double> train, val;  // last entry per step wins (a resumed run re-logs steps)
+  std::ifstream in(dir + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("step")) continue;
+    if (j.contains("loss")) train[j["step"].get<int>()] = j["loss"].get<double>();
+    if (j.contains("val_loss")) val[j["step"].get<int>()] = j["val_loss"].get<double>();
+  }
+  write_loss_curve_svg(dir + "/loss_curve.svg", {train.begin(), train.end()}, {val.begin(), val.end()},
+                       "llm0 training loss (nats/token)");
+}
+
+}  // namespace llm0

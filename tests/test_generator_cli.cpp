@@ -1,0 +1,196 @@
+// `llm0 generate` end to end (binary path LLM0_CLI): a checkpoint written with save_checkpoint plus
+// a tokenizer.json trained here; --json output parsed and checked against the library Generator
+// and the closed-form counters; text mode (stdout = text + newline, summary on stderr); a training
+// run directory (OUT/checkpoint/); --prompts-file; sampling flags; bad input -> non-zero exit.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+#include "generator_fixtures.h"
+#include "infer/generator_io.h"
+#include "io/checkpoint.h"
+
+using namespace llm0;
+using namespace llm0::testing_fixtures;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CmdOut {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string quote(const std::string& s) {  // POSIX shell single quotes
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class GenerateCli : public ::testing::Test {
+ protected:
+  static inline fs::path dir;
+  static inline std::string ckpt, run_dir;
+
+  static void SetUpTestSuite() {
+    dir = fs::temp_directory_path() / ("llm0_test_generate_cli_" + std::to_string(getpid()));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "run");
+    const Tokenizer tok = corpus_tokenizer(/*eos=*/false);  // no eos: token counts are exact
+    tok.save((dir / "tokenizer.json").string());
+    Model m(tiny_config_vocab(Heads::GQA, tok.vocab_size()));
+    random_weights(m, 21);
+    ckpt = (dir / "ckpt").string();
+    run_dir = (dir / "run").string();
+    save_checkpoint(m, ckpt, (dir / "tokenizer.json").string());
+    save_checkpoint(m, run_dir + "/checkpoint", (dir / "tokenizer.json").string());
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir); }
+
+  static CmdOut cli(const std::string& args) {
+    const fs::path err = dir / "stderr.txt";
+    const std::string cmd = std::string(LLM0_CLI) + " " + args + " 2>" + quote(err.string());
+    CmdOut r;
+    FILE* f = popen(cmd.c_str(), "r");
+    if (f == nullptr) return r;
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) r.out.append(buf, n);
+    const int status = pclose(f);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = read_file(err);
+    return r;
+  }
+  static json cli_json(const std::string& args) {
+    const CmdOut r = cli("generate --json " + args);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return json::parse(r.out);
+  }
+};
+
+TEST_F(GenerateCli, JsonMatchesLibraryAndClosedForms) {
+  const json j = cli_json("--model " + ckpt + " --prompt 'the cat' --max-new-tokens 6 --temperature 0");
+  GenerationModel gm = load_generation_model(ckpt);
+  Generator gen(*gm.model, *gm.tokenizer);
+  GenerateOptions o;
+  o.max_new_tokens = 6, o.sampler.temperature = 0;
+  const GenerateResult r = gen.generate("the cat", o);
+  const ModelConfig& c = gm.model->config();
+  const uint64_t P = r.prompt_ids.size(), L = (uint64_t)c.num_hidden_layers;
+  EXPECT_EQ(j["prompt_ids"].get<std::vector<int>>(), r.prompt_ids);
+  EXPECT_EQ(j["generated_ids"].get<std::vector<int>>(), r.generated_ids);
+  EXPECT_EQ(j["prompt_tokens"].get<uint64_t>(), P);
+  EXPECT_EQ(j["generated_tokens"].get<int>(), 6);
+  EXPECT_EQ(j["stop_reason"], "max_new_tokens");
+  EXPECT_TRUE(j["stop_string"].is_null());
+  EXPECT_EQ(j["context"].get<int>(), c.max_position_embeddings);
+  EXPECT_EQ(j["kv_cache_bytes"].get<uint64_t>(),
+            L * 2 * (uint64_t)c.num_key_value_heads * (uint64_t)c.head_dim * 4 * (P + 5));
+  EXPECT_EQ(j["kv_projected"].get<uint64_t>(), L * (P + 5));
+  ASSERT_EQ(j["layers"].size(), L);
+  uint64_t qk = P * (P + 1) / 2;
+  for (uint64_t n = P + 1; n <= P + 5; ++n) qk += n;
+  EXPECT_EQ(j["layers"][0]["qk_scores"].get<uint64_t>(), qk * (uint64_t)c.num_attention_heads);
+  EXPECT_EQ(j["qk_scores"].get<uint64_t>(), L * qk * (uint64_t)c.num_attention_heads);
+  EXPECT_TRUE(j["text"].is_string());
+  for (const char* k : {"prefill_seconds", "decode_seconds", "prefill_tokens_per_second",
+                        "decode_tokens_per_second"})
+    EXPECT_GT(j[k].get<double>(), 0.0) << k;
+}
+
+TEST_F(GenerateCli, NoCacheAndChunksGiveSameTokens) {
+  const std::string base = "--model " + ckpt + " --prompt 'hello world, the' --max-new-tokens 7 --temperature 0";
+  const json a = cli_json(base);
+  for (const std::string extra : {"--no-cache", "--chunk 1", "--chunk 2", "--chunk 50"})
+    EXPECT_EQ(cli_json(base + " " + extra)["generated_ids"], a["generated_ids"]) << extra;
+  const json naive = cli_json(base + " --no-cache");
+  const uint64_t P = a["prompt_tokens"].get<uint64_t>();
+  uint64_t kv = 0;
+  for (uint64_t n = P; n <= P + 6; ++n) kv += n;
+  EXPECT_EQ(naive["layers"][1]["kv_projected"].get<uint64_t>(), kv);
+}
+
+TEST_F(GenerateCli, TextModeStreamsTextAndSummary) {
+  const std::string args = "--model " + ckpt + " --prompt 'café' --max-new-tokens 5 --temperature 0";
+  const json j = cli_json(args);
+  const CmdOut r = cli("generate " + args);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Tokenizer tok = Tokenizer::load(ckpt + "/tokenizer.json");
+  EXPECT_EQ(r.out, tok.decode(j["generated_ids"].get<std::vector<int>>()) + "\n");
+  for (const char* k : {"prompt tokens:", "generated tokens:", "stop reason:          max_new_tokens",
+                        "prefill:", "decode:", "tokens/s", "kv-cache bytes in use:",
+                        "K/V vectors projected:", "q·k scores:", "per layer:"})
+    EXPECT_NE(r.err.find(k), std::string::npos) << k << "\n" << r.err;
+}
+
+TEST_F(GenerateCli, TrainingRunDirectoryResolvesToItsCheckpoint) {
+  const std::string args = " --prompt 'the dog' --max-new-tokens 4 --temperature 0";
+  EXPECT_EQ(cli_json("--model " + run_dir + args)["generated_ids"],
+            cli_json("--model " + ckpt + args)["generated_ids"]);
+}
+
+TEST_F(GenerateCli, PromptsFileRunsEachLineIndependently) {
+  const fs::path file = dir / "prompts.txt";
+  std::ofstream(file) << "the cat\n\nhello world\r\nthe cat\n";
+  const CmdOut r = cli("generate --json --model " + ckpt + " --prompts-file " + file.string() +
+                       " --max-new-tokens 5 --temperature 0");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<json> js;
+  for (std::string line; std::getline(lines, line);) js.push_back(json::parse(line));
+  ASSERT_EQ(js.size(), 3u);
+  const std::string one = " --max-new-tokens 5 --temperature 0 --model " + ckpt;
+  EXPECT_EQ(js[0]["generated_ids"], cli_json("--prompt 'the cat'" + one)["generated_ids"]);
+  EXPECT_EQ(js[1]["generated_ids"], cli_json("--prompt 'hello world'" + one)["generated_ids"]);
+  EXPECT_EQ(js[2]["generated_ids"], js[0]["generated_ids"]);  // own cache: no leftover state
+  EXPECT_EQ(js[2]["kv_projected"], js[0]["kv_projected"]);
+}
+
+TEST_F(GenerateCli, SamplingFlagsAreSeededAndStopIsRepeatable) {
+  const std::string args = "--model " + ckpt + " --prompt 'the' --max-new-tokens 12 --temperature 0.8"
+                           " --top-k 40 --top-p 0.95 --min-p 0.01 --repetition-penalty 1.2"
+                           " --stop zzzz --stop 'qq qq' --threads 1";
+  const json a = cli_json(args + " --seed 5");
+  EXPECT_EQ(cli_json(args + " --seed 5")["generated_ids"], a["generated_ids"]);
+  EXPECT_EQ(a["generated_tokens"].get<int>(), 12);
+}
+
+TEST_F(GenerateCli, BadInputFailsWithClearMessage) {
+  struct Case {
+    std::string args, message;
+  };
+  const std::string m = "--model " + ckpt;
+  const std::string long_prompt(400, 'x');
+  const std::vector<Case> cases = {
+      {"--model " + (dir / "nope").string() + " --prompt hi", "does not exist"},
+      {"--model " + dir.string() + " --prompt hi", "no checkpoint"},
+      {m + " --prompt hi --max-context 2 --prompt " + quote(long_prompt), "context"},
+      {m + " --prompt " + quote(long_prompt) + " --max-context 3", "context"},
+      {m + " --prompt hi --temperature -1", "temperature"},
+      {m + " --prompt hi --top-p 0", "top_p"},
+      {m + " --prompt hi --top-p 1.5", "top_p"},
+      {m + " --prompt hi --bogus-flag", "bogus"},
+      {m, "--prompt"},
+      {m + " --prompt hi --max-context 100000", "max_context"},
+  };
+  for (const Case& c : cases) {
+    const CmdOut r = cli("generate " + c.args);
+    EXPECT_NE(r.rc, 0) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\nstderr: " << r.err;
+  }
+}
+
+}  // namespace

@@ -1,0 +1,151 @@
+// Training from zero (issue "Train from zero"): a tiny model on a small real corpus lowers the
+// validation loss by a stated margin; same seed -> same losses; --resume continues exactly (the
+// loss curve after resuming equals the uninterrupted run's); a checkpoint interrupted mid-write
+// leaves the previous one intact; bad input fails before anything is written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "io/checkpoint.h"
+#include "train/corpus.h"
+#include "train/trainer.h"
+
+using namespace llm0;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tmp(const std::string& name) {
+  const std::string d = ::testing::TempDir() + "llm0_train_" + name;
+  fs::remove_all(d);
+  return d;
+}
+
+// 400 Tang/Song poems as blank-line separated text, and a tiny GQA config.
+struct Fixture {
+  std::string dir = tmp("fixture"), corpus = dir + "/poems.txt", config = dir + "/config.json";
+  Fixture() {
+    fs::create_directories(dir);
+    std::vector<std::string> docs = fortunes_zh_documents();
+    std::ofstream out(corpus);
+    for (size_t i = 0; i < 400 && i < docs.size(); ++i) out << docs[i] << "\n\n";
+    std::ofstream(config) << R"({"vocab_size": 384, "hidden_size": 48, "intermediate_size": 96,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 12,
+      "max_position_embeddings": 64, "rms_norm_eps": 1e-5, "rope_theta": 10000.0})";
+  }
+};
+
+TrainOptions tiny_options(const Fixture& f, const std::string& out) {
+  TrainOptions o;
+  o.config = f.config, o.data = f.corpus, o.out = out;
+  o.batch_size = 4, o.seq_len = 32, o.max_steps = 80, o.lr = 1e-2, o.min_lr = 3e-4;
+  o.warmup_steps = 5, o.eval_every = 40, o.eval_batches = 4, o.checkpoint_every = 40;
+  o.log_every = 1, o.quiet = true, o.seed = 7;
+  return o;
+}
+
+std::map<int, double> losses(const std::string& run) {
+  std::map<int, double> m;
+  std::ifstream in(run + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.contains("loss")) m[j["step"].get<int>()] = j["loss"].get<double>();
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
+  Fixture f;
+  // Uninterrupted run.
+  const std::string a = tmp("a");
+  const TrainSummary sa = Trainer(tiny_options(f, a)).run();
+  // Validation loss after 80 steps vs the untrained model (≈ log 384 = 5.95): at least 1.2
+  // nats/token lower, and 0.3 below the unigram (no-context) baseline. Measured: 5.97 -> 4.38,
+  // baseline 4.94.
+  TrainOptions o0 = tiny_options(f, tmp("zero"));
+  o0.max_steps = 1, o0.lr = 1e-12, o0.min_lr = 0;
+  const TrainSummary s0 = Trainer(o0).run();
+  EXPECT_LT(sa.final_val_loss, s0.final_val_loss - 1.2) << s0.final_val_loss;
+  EXPECT_LT(sa.final_val_loss, sa.unigram_entropy - 0.3);
+  EXPECT_TRUE(fs::exists(a + "/loss_curve.svg"));
+  EXPECT_TRUE(fs::exists(a + "/checkpoint/optimizer.safetensors"));
+  // Same seed -> same losses.
+  const std::string a2 = tmp("a2");
+  Trainer(tiny_options(f, a2)).run();
+  EXPECT_EQ(losses(a), losses(a2));
+  // Interrupted after 40 steps, then resumed: steps 41..80 identical to the uninterrupted run.
+  const std::string b = tmp("b");
+  TrainOptions ob = tiny_options(f, b);
+  ob.stop_after = 40;
+  EXPECT_EQ(Trainer(ob).run().steps, 40);
+  TrainOptions orr = tiny_options(f, b);
+  orr.resume = b;
+  EXPECT_EQ(Trainer(orr).run().steps, 80);
+  const auto la = losses(a), lb = losses(b);
+  ASSERT_EQ(lb.size(), 80u);
+  for (int s = 41; s <= 80; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
+}
+
+TEST(Trainer, InterruptedCheckpointWriteLeavesThePreviousIntact) {
+  Fixture f;
+  const std::string run = tmp("interrupt");
+  TrainOptions o = tiny_options(f, run);
+  o.max_steps = 2;
+  Trainer(o).run();
+  const std::string ckpt = run + "/checkpoint";
+  const auto before = fs::file_size(ckpt + "/model.safetensors");
+  {
+    CheckpointWriter w(ckpt);  // a new checkpoint starts...
+    std::ofstream(w.path("model.safetensors")) << "half";
+  }  // ...and dies before commit()
+  EXPECT_EQ(fs::file_size(ckpt + "/model.safetensors"), before);
+  EXPECT_FALSE(fs::exists(ckpt + ".tmp"));
+  EXPECT_NO_THROW(load_model(ckpt));
+  // A crash between the two renames of commit(): only checkpoint.old exists; it is still found.
+  fs::rename(ckpt, ckpt + ".old");
+  EXPECT_EQ(resolve_checkpoint_dir(run), ckpt + ".old");
+}
+
+TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {
+  Fixture f;
+  auto expect_error = [&](TrainOptions o, const std::string& needle) {
+    try {
+      Trainer t(o);
+      ADD_FAILURE() << "no error; expected one mentioning " << needle;
+    } catch (const llm0::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  const std::string out = tmp("bad");
+  TrainOptions o = tiny_options(f, out);
+  o.data = f.dir + "/missing.txt";
+  expect_error(o, "missing.txt");
+  std::ofstream(f.dir + "/empty.txt") << "";
+  o.data = f.dir + "/empty.txt";
+  expect_error(o, "empty.txt");
+  o = tiny_options(f, out), o.seq_len = 65;
+  expect_error(o, "max_position_embeddings");
+  std::ofstream(f.dir + "/small_vocab.json") << R"({"vocab_size": 200, "hidden_size": 48,
+    "intermediate_size": 96, "num_hidden_layers": 1, "num_attention_heads": 4, "head_dim": 12,
+    "max_position_embeddings": 64, "rms_norm_eps": 1e-5, "rope_theta": 10000.0})";
+  o = tiny_options(f, out), o.config = f.dir + "/small_vocab.json";
+  expect_error(o, "vocab_size");
+  o = tiny_options(f, "/proc/llm0-not-writable");
+  expect_error(o, "not writable");
+  // Corrupt checkpoint on --resume: error, and the checkpoint is left as it was.
+  const std::string run = tmp("corrupt");
+  TrainOptions ok = tiny_options(f, run);
+  ok.max_steps = 1;
+  Trainer(ok).run();
+  std::ofstream(run + "/checkpoint/trainer_state.json") << "{ not json";
+  TrainOptions r = tiny_options(f, run);
+  r.resume = run;
+  expect_error(r, "trainer_state.json");
+  std::ifstream in(run + "/checkpoint/trainer_state.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{ not json");
+  EXPECT_FALSE(fs::exists(out));
+}

@@ -1,0 +1,119 @@
+// `llm0 generate --model DIR --prompt TEXT [...]`: prefill + decode with the KV cache (or the
+// naive recompute with --no-cache), streaming text to stdout as it is generated (never half a
+// UTF-8 character), followed by a newline. The summary (token counts, stop reason, tokens/s,
+// KV-cache bytes, work counters) goes to stderr, so stdout holds only generated text.
+// --json: no streaming; one JSON object per prompt on stdout, one per line (JSON Lines).
+// --prompts-file: every non-empty line is an independent prompt, run one after another.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "core/check.h"
+#include "infer/generator_io.h"
+
+namespace llm0::cli {
+
+namespace {
+
+struct GenerateArgs {
+  std::string model, prompt, prompts_file;
+  GenerateOptions opt;
+  bool no_cache = false, json = false;
+};
+
+// Non-empty lines of `path` (a trailing '\r' is dropped). Throws llm0::Error if unreadable/empty.
+std::vector<std::string> read_prompts(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  LLM0_CHECK(in.good(), "--prompts-file {} cannot be read", path);
+  std::vector<std::string> prompts;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) prompts.push_back(line);
+  }
+  LLM0_CHECK(!prompts.empty(), "--prompts-file {} holds no non-empty line", path);
+  return prompts;
+}
+
+std::string per_layer(const std::vector<WorkCounters>& layers, bool kv) {
+  std::string s;
+  for (const WorkCounters& c : layers)
+    s += (s.empty() ? "" : " ") + std::to_string(kv ? c.kv_projected : c.qk_scores);
+  return s;
+}
+
+void print_summary(const GenerateResult& r) {
+  const size_t P = r.prompt_ids.size(), G = r.generated_ids.size();
+  std::fprintf(stderr, "prompt tokens:        %zu\n", P);
+  std::fprintf(stderr, "generated tokens:     %zu\n", G);
+  std::fprintf(stderr, "stop reason:          %s%s%s\n", stop_reason_name(r.stop_reason),
+               r.stop_reason == StopReason::stop_string ? " " : "",
+               r.stop_reason == StopReason::stop_string ? ("\"" + r.stop_string + "\"").c_str() : "");
+  std::fprintf(stderr, "prefill:              %.1f tokens/s (%zu tokens in %.4f s)\n",
+               r.prefill_tokens_per_second, P, r.prefill_seconds);
+  std::fprintf(stderr, "decode:               %.1f tokens/s (%.4f s)\n",
+               r.decode_tokens_per_second, r.decode_seconds);
+  std::fprintf(stderr, "kv-cache bytes in use: %zu (context %d tokens)\n", r.kv_cache_bytes,
+               r.context);
+  std::fprintf(stderr, "K/V vectors projected: %llu (per layer: %s)\n",
+               (unsigned long long)r.total_counters.kv_projected,
+               per_layer(r.layer_counters, true).c_str());
+  std::fprintf(stderr, "q·k scores:           %llu (per layer: %s)\n",
+               (unsigned long long)r.total_counters.qk_scores,
+               per_layer(r.layer_counters, false).c_str());
+}
+
+void run_generate(GenerateArgs& a) {
+  LLM0_CHECK(a.prompt.empty() != a.prompts_file.empty(),
+             "give exactly one of --prompt TEXT or --prompts-file FILE");
+  a.opt.use_cache = !a.no_cache;
+  validate(a.opt.sampler);  // bad settings fail before a large model is loaded
+  const std::vector<std::string> prompts =
+      a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
+  GenerationModel gm = load_generation_model(a.model);
+  Generator gen(*gm.model, *gm.tokenizer);
+  for (const std::string& prompt : prompts) {
+    if (a.json) {
+      const GenerateResult r = gen.generate(prompt, a.opt);
+      std::printf("%s\n", generate_result_json(r).dump().c_str());
+    } else {
+      const GenerateResult r = gen.generate(prompt, a.opt, [](std::string_view piece) {
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+      });
+      std::printf("\n");
+      std::fflush(stdout);
+      print_summary(r);
+    }
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+void register_generate(CLI::App& app) {
+  auto* cmd = app.add_subcommand("generate", "Generate text from a prompt (KV cache, sampling, streaming)");
+  static GenerateArgs a;
+  SamplerConfig& s = a.opt.sampler;
+  cmd->add_option("--model", a.model, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
+  cmd->add_option("--prompt", a.prompt, "Prompt text");
+  cmd->add_option("--prompts-file", a.prompts_file, "File with one prompt per line (each run independently)");
+  cmd->add_option("--max-new-tokens", a.opt.max_new_tokens, "Tokens to generate at most")->capture_default_str();
+  cmd->add_option("--temperature", s.temperature, "0 = greedy; > 0 divides the logits")->capture_default_str();
+  cmd->add_option("--top-k", s.top_k, "Keep the k most likely tokens (0 = off)")->capture_default_str();
+  cmd->add_option("--top-p", s.top_p, "Nucleus mass in (0, 1] (1 = off)")->capture_default_str();
+  cmd->add_option("--min-p", s.min_p, "Keep p >= min_p * p_max, in [0, 1] (0 = off)")->capture_default_str();
+  cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0 (1 = off)")->capture_default_str();
+  cmd->add_option("--seed", s.seed, "Sampling seed (same seed, same text)")->capture_default_str();
+  cmd->add_option("--stop", a.opt.stop, "Stop string (repeatable); the text ends before it")
+      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--chunk", a.opt.chunk, "Prefill chunk in tokens (0 = whole prompt)")->capture_default_str();
+  cmd->add_flag("--no-cache", a.no_cache, "Recompute the whole sequence every step (naive method)");
+  cmd->add_option("--max-context", a.opt.max_context, "Context in tokens (0 = max_position_embeddings)")->capture_default_str();
+  cmd->add_flag("--json", a.json, "Print one JSON object per prompt instead of streaming text");
+  add_threads_option(cmd);
+  cmd->callback([] { run_generate(a); });
+}
+
+}  // namespace llm0::cli

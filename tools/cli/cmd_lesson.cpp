@@ -1,0 +1,168 @@
+// `llm0 lesson attention|kv-cache|shapes`: the attention chapter's figures computed by the
+// engine (src/ledger/lesson_*.h): attention weights and the K/V swap test on the teaching world,
+// the work a KV cache saves in real generation, and the shapes of one attention head.
+// Shipped files (data/teaching-world.json, configs/lesson-tiny.json) are looked up in the current
+// directory, then next to the program and in its parent directories.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common.h"
+#include "core/check.h"
+#include "io/checkpoint.h"
+#include "ledger/lesson_svg.h"
+#include "ledger/lesson_text.h"
+
+namespace llm0::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A file shipped with llm0, e.g. "data/teaching-world.json".
+std::string shipped_file(const std::string& rel) {
+  std::vector<fs::path> tried = {fs::path(rel)};
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      tried.push_back(dir / rel);
+      tried.push_back(dir / "share" / "llm0" / rel);
+      if (dir == dir.root_path()) break;
+    }
+  for (const fs::path& p : tried)
+    if (fs::is_regular_file(p, ec)) return p.string();
+  LLM0_FAIL("shipped file \"{}\" not found (looked in the current directory and above the "
+            "program {})", rel, exe.string());
+}
+
+void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump(2).c_str()); }
+
+struct AttentionArgs {
+  std::string world;
+  bool json = false;
+};
+
+void run_attention(const AttentionArgs& a) {
+  const std::string path = a.world.empty() ? shipped_file("data/teaching-world.json") : a.world;
+  const lesson::AttentionLesson l = lesson::run_attention_lesson(lesson::load_world(path));
+  if (a.json) return print_json(lesson::to_json(l));
+  std::fputs(lesson::attention_text(l).c_str(), stdout);
+}
+
+struct KvArgs {
+  std::string model_dir, config;
+  uint64_t seed = 1;
+  int prompt_len = 2, generate = 3, up_to = 256;
+  std::string svg;
+  bool json = false;
+};
+
+void run_kv_cache(const KvArgs& a) {
+  LLM0_CHECK(a.model_dir.empty() || a.config.empty(), "give --model or --config, not both");
+  std::unique_ptr<Model> model;
+  std::string name;
+  if (!a.model_dir.empty()) {
+    model = load_model(a.model_dir), name = a.model_dir;
+  } else {
+    const std::string cfg = a.config.empty() ? shipped_file("configs/lesson-tiny.json") : a.config;
+    model = lesson::lesson_model_from_config(cfg, a.seed);
+    name = format("{} (random weights, seed {})", cfg, a.seed);
+  }
+  const lesson::KvCacheLesson l =
+      lesson::run_kv_cache_lesson(*model, {a.prompt_len, a.generate, a.up_to}, name);
+  if (!a.svg.empty()) lesson::write_text_file(a.svg, lesson::kv_growth_svg(l));
+  if (a.json) {
+    nlohmann::json j = lesson::to_json(l);
+    if (!a.svg.empty()) j["svg"] = a.svg;
+    return print_json(j);
+  }
+  std::fputs(lesson::kv_cache_text(l).c_str(), stdout);
+  if (!a.svg.empty()) std::printf("\nchart written to %s\n", a.svg.c_str());
+}
+
+struct ShapesArgs {
+  std::string config, world, svg;
+  int64_t tokens = -1;
+  bool has_tokens = false, json = false;
+};
+
+void run_shapes(const ShapesArgs& a) {
+  LLM0_CHECK(!a.has_tokens || a.tokens >= 1, "--tokens must be >= 1, got {}", a.tokens);
+  const lesson::ShapesLesson cfg =
+      lesson::shapes_from_config(a.config, a.has_tokens ? a.tokens : -1);
+  const std::string wpath = a.world.empty() ? shipped_file("data/teaching-world.json") : a.world;
+  const lesson::ShapesLesson world = lesson::shapes_from_world(lesson::load_world(wpath));
+  if (!a.svg.empty()) lesson::write_text_file(a.svg, lesson::shapes_svg({cfg, world}));
+  if (a.json) {
+    nlohmann::json j = {{"lesson", "shapes"}, {"config", lesson::to_json(cfg)},
+                        {"teaching_world", lesson::to_json(world)}};
+    if (!a.svg.empty()) j["svg"] = a.svg;
+    return print_json(j);
+  }
+  std::printf("One attention head: Q_h, K_h, V_h [T, d_h]; A_h = softmax(Q_h K_hᵀ/√d_h) [T, T]; "
+              "O_h = A_h V_h [T, d_h]\n\n");
+  std::fputs(lesson::shapes_text(cfg).c_str(), stdout);
+  std::printf("\n");
+  std::fputs(lesson::shapes_text(world).c_str(), stdout);
+  if (!a.svg.empty()) std::printf("\npicture written to %s\n", a.svg.c_str());
+}
+
+void add_attention(CLI::App* lesson) {
+  auto args = std::make_shared<AttentionArgs>();
+  CLI::App* sub = lesson->add_subcommand(
+      "attention", "Attention weights, outputs, sinks and the K/V swap test on the teaching world");
+  sub->add_option("--world", args->world,
+                  "Teaching world file (default: the shipped data/teaching-world.json)");
+  sub->add_flag("--json", args->json, "Print JSON");
+  add_threads_option(sub);
+  sub->callback([args] { run_attention(*args); });
+}
+
+void add_kv_cache(CLI::App* lesson) {
+  auto args = std::make_shared<KvArgs>();
+  CLI::App* sub = lesson->add_subcommand(
+      "kv-cache", "Greedy generation with and without the KV cache: the engine's work counters");
+  sub->add_option("--model", args->model_dir, "Checkpoint directory (default: a random model)");
+  sub->add_option("--config", args->config,
+                  "Config of the random model (default: configs/lesson-tiny.json)");
+  sub->add_option("--seed", args->seed, "Seed of the random weights")->capture_default_str();
+  sub->add_option("--prompt-len", args->prompt_len, "Prompt tokens P")->capture_default_str();
+  sub->add_option("--generate", args->generate, "Generated tokens G")->capture_default_str();
+  sub->add_option("--up-to", args->up_to, "Longest total length of the growth table (0 = none)")
+      ->capture_default_str();
+  sub->add_option("--svg", args->svg, "Write the growth chart to this SVG file");
+  sub->add_flag("--json", args->json, "Print JSON");
+  add_threads_option(sub);
+  sub->callback([args] { run_kv_cache(*args); });
+}
+
+void add_shapes(CLI::App* lesson) {
+  auto args = std::make_shared<ShapesArgs>();
+  CLI::App* sub = lesson->add_subcommand(
+      "shapes", "Shapes of one attention head for a real config and for the teaching world");
+  sub->add_option("--config", args->config, "Hugging Face config.json")->required();
+  sub->add_option("--tokens", args->tokens, "Tokens T (default: max_position_embeddings)")
+      ->each([args](const std::string&) { args->has_tokens = true; });
+  sub->add_option("--world", args->world, "Teaching world file (default: the shipped one)");
+  sub->add_option("--svg", args->svg, "Write the picture (log-scale edges) to this SVG file");
+  sub->add_flag("--json", args->json, "Print JSON");
+  add_threads_option(sub);
+  sub->callback([args] { run_shapes(*args); });
+}
+
+}  // namespace
+
+void register_lesson(CLI::App& app) {
+  CLI::App* lesson = app.add_subcommand(
+      "lesson", "The attention chapter's experiments, computed by the engine");
+  lesson->require_subcommand(1);
+  add_attention(lesson);
+  add_kv_cache(lesson);
+  add_shapes(lesson);
+}
+
+}  // namespace llm0::cli

@@ -1,0 +1,47 @@
+// `llm0 train --config CONFIG.json --data CORPUS --out DIR [...]`: train from random weights (or
+// --resume) with AdamW, printing progress, validation loss and MFU. See src/train/trainer.h.
+#include <cmath>
+#include <cstdio>
+
+#include "common.h"
+#include "train/trainer.h"
+
+namespace llm0::cli {
+
+void register_train(CLI::App& app) {
+  auto* cmd = app.add_subcommand("train", "Train a model from zero (or --resume) on a corpus");
+  static TrainOptions o;
+  cmd->add_option("--config", o.config, "Model config.json (e.g. configs/llm0-small.json)");
+  cmd->add_option("--data", o.data, "Corpus: a directory from `llm0 data`, a text file or a directory")->required();
+  cmd->add_option("--out", o.out, "Run directory (checkpoint/, metrics.jsonl, loss_curve.svg)")->required();
+  cmd->add_option("--resume", o.resume, "Continue from this run or checkpoint directory");
+  cmd->add_option("--tokenizer", o.tokenizer, "Use this tokenizer.json instead of training one");
+  cmd->add_option("--batch-size", o.batch_size, "Sequences per micro-batch (B)")->capture_default_str();
+  cmd->add_option("--seq-len", o.seq_len, "Tokens per sequence (T)")->capture_default_str();
+  cmd->add_option("--grad-accum", o.grad_accum, "Micro-batches per optimizer step")->capture_default_str();
+  cmd->add_option("--max-steps", o.max_steps, "Optimizer steps (0 = as many as fit in the time limit)")->capture_default_str();
+  cmd->add_option("--time-limit-minutes", o.time_limit_minutes, "Wall-clock budget in minutes (0 = none)")->capture_default_str();
+  cmd->add_option("--lr", o.lr, "Peak learning rate")->capture_default_str();
+  cmd->add_option("--min-lr", o.min_lr, "Final learning rate of the cosine decay")->capture_default_str();
+  cmd->add_option("--warmup-steps", o.warmup_steps, "Linear warmup steps")->capture_default_str();
+  cmd->add_option("--weight-decay", o.weight_decay, "AdamW decoupled weight decay (2-D weights only)")->capture_default_str();
+  cmd->add_option("--grad-clip", o.grad_clip, "Clip the global gradient norm to this (0 = off)")->capture_default_str();
+  cmd->add_option("--eval-every", o.eval_every, "Validation every N steps")->capture_default_str();
+  cmd->add_option("--eval-batches", o.eval_batches, "Validation batches per evaluation")->capture_default_str();
+  cmd->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (and at the end)")->capture_default_str();
+  cmd->add_option("--log-every", o.log_every, "Progress line every N steps")->capture_default_str();
+  cmd->add_option("--stop-after", o.stop_after, "Stop after N steps of this run, keeping the schedule (continue with --resume)")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->capture_default_str();
+  cmd->add_flag("--quiet", o.quiet, "No progress lines");
+  add_threads_option(cmd);
+  cmd->callback([] {
+    Trainer trainer(o);
+    const TrainSummary s = trainer.run();
+    std::printf("done: %d/%d steps, %zu parameters | train loss %.4f | validation loss %.4f "
+                "(perplexity %.2f) vs unigram baseline %.4f | %.0f tok/s | MFU %.1f%%\n",
+                s.steps, s.total_steps, s.parameters, s.final_train_loss, s.final_val_loss,
+                std::exp(s.final_val_loss), s.unigram_entropy, s.tokens_per_second, 100 * s.mfu);
+  });
+}
+
+}  // namespace llm0::cli
