@@ -175,15 +175,15 @@ TEST_F(GenerateCli, BadInputFailsWithClearMessage) {
   const std::string m = "--model " + ckpt;
   const std::string long_prompt(400, 'x');
   const std::vector<Case> cases = {
-      {"--model " + (dir / "nope").string() + " --prompt hi", "does not exist"},
+      {"--model " + (dir / "nope").string() + " --prompt hi", "no checkpoint"},
       {"--model " + dir.string() + " --prompt hi", "no checkpoint"},
-      {m + " --prompt hi --max-context 2 --prompt " + quote(long_prompt), "context"},
       {m + " --prompt " + quote(long_prompt) + " --max-context 3", "context"},
       {m + " --prompt hi --temperature -1", "temperature"},
       {m + " --prompt hi --top-p 0", "top_p"},
       {m + " --prompt hi --top-p 1.5", "top_p"},
       {m + " --prompt hi --bogus-flag", "bogus"},
       {m, "--prompt"},
+      {m + " --prompt hi --prompt again", "--prompt"},
       {m + " --prompt hi --max-context 100000", "max_context"},
   };
   for (const Case& c : cases) {

@@ -100,6 +100,22 @@ TEST_F(LessonCli, KvCacheJsonAndSvg) {
   EXPECT_NE(text.find("</svg>"), std::string::npos);
 }
 
+TEST_F(LessonCli, KvCacheOnACheckpointDirectory) {
+  const std::string model = (dir_ / "model").string();
+  ASSERT_EQ(run("init --config configs/lesson-tiny.json --seed 5 --output '" + model + "'").status,
+            0);
+  const Result r = run("lesson kv-cache --model '" + model + "' --prompt-len 4 --generate 5 "
+                       "--up-to 0 --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["model"], model);
+  EXPECT_EQ(j["without_cache"]["kv_per_layer"], 4 + 5 + 6 + 7 + 8);
+  EXPECT_EQ(j["with_cache"]["kv_per_layer"], 4 + 1 + 1 + 1 + 1);
+  EXPECT_EQ(j["with_cache"]["kv_total"], 2 * 8);  // 2 layers
+  EXPECT_TRUE(j["same_tokens"].get<bool>());
+  EXPECT_TRUE(j["growth"].empty());
+}
+
 TEST_F(LessonCli, ShapesJsonAndSvg) {
   const std::string svg = (dir_ / "shapes.svg").string();
   const Result r = run("lesson shapes --config configs/reference/llama-3-8b.json --tokens 2048 "

@@ -96,8 +96,8 @@ TEST(LessonKvCache, GreedyDecodingIsNotDegenerateAndCacheMatchesRecompute) {
 TEST(LessonKvCache, GrowthOrderFittedOnLogLogScale) {
   auto model = lesson_model_from_config(kTiny, 1);
   const KvCacheLesson l = run_kv_cache_lesson(*model, {2, 3, 128}, "tiny");
-  ASSERT_EQ(l.growth.size(), 5u);  // 8 16 32 64 128
-  EXPECT_EQ(l.growth.front().length, 8);
+  ASSERT_EQ(l.growth.size(), 6u);  // 4 8 16 32 64 128
+  EXPECT_EQ(l.growth.front().length, 4);
   EXPECT_EQ(l.growth.back().length, 128);
   EXPECT_NEAR(l.fit.kv_no_cache, 2.0, 0.1);
   EXPECT_NEAR(l.fit.kv_cache, 1.0, 0.02);

@@ -50,7 +50,8 @@ TEST(OpsLoss, ForwardMatchesReference) {
     const double total_r = ref::cross_entropy_forward(want.data(), ld.data(), targets.data(), c.N,
                                                       c.V, &count_r);
     EXPECT_TRUE(all_close(losses, want, 1e-5, 1e-6, "losses", {c.N}));
-    EXPECT_NEAR(total, total_r, 1e-9 * (1 + std::fabs(total_r)));
+    // float32 exp per element, double accumulation: float precision relative to the total.
+    EXPECT_NEAR(total, total_r, 2e-6 * (1 + std::fabs(total_r)));
     long used = 0;
     for (int t : targets) used += t >= 0;
     EXPECT_EQ(count, used);

@@ -34,8 +34,8 @@ void AttentionLayer::project_qkv(const float* x, int N, const int* positions, fl
     rmsnorm_forward(k, k_rstd, k_raw, w.k_norm, N * Hkv, D, (float)cfg->rms_norm_eps);
   }
   if (cfg->position == PositionKind::Rope) {
-    rope_forward(q, positions, N, H, D, cfg->rotary_dim(), cfg->rope_theta);
-    rope_forward(k, positions, N, Hkv, D, cfg->rotary_dim(), cfg->rope_theta);
+    rope_forward(q, positions, N, H, D, *rope);
+    rope_forward(k, positions, N, Hkv, D, *rope);
   }
 }
 
@@ -56,8 +56,8 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
   attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse,
                      dims(*cfg, B, T, T, 0));
   if (cfg->position == PositionKind::Rope) {
-    rope_backward(g.dq, positions, N, H, D, cfg->rotary_dim(), cfg->rope_theta);
-    rope_backward(g.dk, positions, N, Hkv, D, cfg->rotary_dim(), cfg->rope_theta);
+    rope_backward(g.dq, positions, N, H, D, *rope);
+    rope_backward(g.dk, positions, N, Hkv, D, *rope);
   }
   const float* dq = g.dq;
   const float* dk = g.dk;

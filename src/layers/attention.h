@@ -9,6 +9,7 @@
 
 #include "cache/kv_cache.h"
 #include "model/config.h"
+#include "ops/rope.h"
 
 namespace llm0 {
 
@@ -54,6 +55,7 @@ struct AttentionWeights {
 struct AttentionLayer {
   const ModelConfig* cfg = nullptr;
   AttentionWeights w;
+  const RopeTable* rope = nullptr;  // cos/sin table (RoPE configs), owned by the model
 
   /// q [N, H, D], k, v [N, Hkv, D] from x [N, C]: projections, QK-norm, RoPE at positions[N].
   /// q_raw/k_raw/q_rstd/k_rstd: QK-norm inputs and stats (scratch at inference, saved in training).

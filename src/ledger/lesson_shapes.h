@@ -39,7 +39,7 @@ struct ShapesLesson {
   std::vector<ShapeStep> steps;
 };
 
-/// Shapes for one head given the sizes. Throws llm0::Error if any size is < 1.
+/// Shapes for one head given the sizes. Throws llm0::Error if any size is < 1 or T > 2^24.
 ShapesLesson shapes_for(int64_t T, int64_t d_model, int64_t H, int64_t Hkv, int64_t d_qk,
                         int64_t d_v);
 

@@ -13,14 +13,18 @@ class Svg {
  public:
   /// A canvas of width × height px with a white background.
   Svg(double width, double height);
+  /// Rectangle with top-left (x, y), size w × h; `fill` may be "none".
   void rect(double x, double y, double w, double h, const std::string& fill,
             const std::string& stroke = "#333", double opacity = 1.0);
+  /// Straight line; dashed draws a 4-3 dash pattern.
   void line(double x1, double y1, double x2, double y2, const std::string& stroke,
             double width = 1.0, bool dashed = false);
+  /// Open polyline through `points` (no fill).
   void polyline(const std::vector<std::pair<double, double>>& points, const std::string& stroke,
                 double width = 2.0, bool dashed = false);
+  /// Filled circle (a chart marker).
   void circle(double cx, double cy, double r, const std::string& fill);
-  /// Text at (x, y) baseline; anchor "start" | "middle" | "end"; the text is XML-escaped.
+  /// Text at (x, y) baseline, rotated 90° counter-clockwise when rotate_ccw; anchor "start" | "middle" | "end"; the text is XML-escaped.
   void text(double x, double y, const std::string& s, double size = 12,
             const std::string& anchor = "start", const std::string& fill = "#111",
             bool rotate_ccw = false);

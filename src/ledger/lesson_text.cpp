@@ -194,6 +194,7 @@ std::string steps_table(const KvCacheLesson& l) {
   s += format("  total|{}{}{}{} |{}{}{}\n", pad("", 20), pad(n_text(a.kv_per_layer), 11, true),
               pad(n_text(a.qk_per_layer), 11, true), pad("", 7), pad("", 16),
               pad(n_text(b.kv_per_layer), 11, true), pad(n_text(b.qk_per_layer), 11, true));
+  s += format("  (q·k counts every query head: {} per layer)\n", l.num_attention_heads);
   s += format("  all {} layers: K/V {} vs {}, q·k scores {} vs {}\n", l.num_hidden_layers,
               n_text(a.kv_total), n_text(b.kv_total), n_text(a.qk_total), n_text(b.qk_total));
   return s;

@@ -37,7 +37,9 @@ struct TeachingWorld {
   std::vector<float> W_O;            ///< [H·d_head, d_model], empty when absent
   std::optional<WorldSwap> swap;     ///< absent when the file has no "swap_test"
 
+  /// Number of tokens T.
   int T() const { return (int)tokens.size(); }
+  /// Number of heads H.
   int H() const { return (int)heads.size(); }
   /// Position of the first token equal to `name`. Throws llm0::Error naming the token.
   int position_of(const std::string& name) const;

@@ -14,6 +14,8 @@ namespace llm0 {
 
 Model::Model(const ModelConfig& cfg) : cfg_(cfg) {
   cfg_.validate();
+  if (cfg_.position == PositionKind::Rope)
+    rope_ = std::make_unique<RopeTable>(cfg_.rotary_dim(), cfg_.rope_theta);
   declare_params();
   bind_layers();
   counters_.assign((size_t)cfg_.num_hidden_layers, WorkCounters{});
@@ -41,6 +43,7 @@ void Model::ensure_plan(int B, int T) {
              "sequence length T={} exceeds max_position_embeddings={}", T,
              cfg_.max_position_embeddings);
   if (!plan_ || plan_->B != B || plan_->T != T) plan_ = std::make_unique<TrainPlan>(cfg_, B, T);
+  if (rope_) rope_->ensure(T);
 }
 
 double Model::forward(const int* tokens, const int* targets, int B, int T, long* count) {
@@ -104,6 +107,7 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
              Tn, cache.capacity());
   InferScratch& s = *infer_;
   s.ensure(cfg_, Tn);
+  if (rope_) rope_->ensure(pos + Tn);
   for (int t = 0; t < Tn; ++t) s.positions[(size_t)t] = pos + t;
   embed(tokens, s.positions.data(), Tn, s.x);
   for (int il = 0; il < cfg_.num_hidden_layers; ++il)

@@ -71,6 +71,7 @@ class Model {
   NormLayer final_norm_;
   const float *embed_w_ = nullptr, *pos_w_ = nullptr, *head_w_ = nullptr;
   float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;
+  std::unique_ptr<RopeTable> rope_;  // RoPE configs only; grows with the positions used
   std::unique_ptr<TrainPlan> plan_;
   std::unique_ptr<InferScratch> infer_;
   std::vector<WorkCounters> counters_;

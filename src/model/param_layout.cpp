@@ -77,6 +77,7 @@ void Model::bind_layers() {
     blk.norm1 = bind_norm(b, cfg_, p + "input_layernorm");
     blk.norm2 = bind_norm(b, cfg_, p + "post_attention_layernorm");
     blk.attn.cfg = &cfg_;
+    blk.attn.rope = rope_.get();
     AttentionWeights& a = blk.attn.w;
     const std::string s = p + "self_attn.";
     a.q_w = b.value(s + "q_proj.weight"), a.q_b = b.value(s + "q_proj.bias");

@@ -13,7 +13,7 @@ double row_logsumexp(const float* z, int V) {
   float mx = -INFINITY;
   for (int v = 0; v < V; ++v) mx = std::max(mx, z[v]);
   double s = 0;
-  for (int v = 0; v < V; ++v) s += std::exp((double)z[v] - mx);
+  for (int v = 0; v < V; ++v) s += std::exp(z[v] - mx);  // float exp, double sum
   return mx + std::log(s);
 }
 }  // namespace
@@ -50,7 +50,8 @@ void cross_entropy_backward(float* dlogits, const float* logits, const int* targ
       continue;
     }
     const double lse = row_logsumexp(z, V);
-    for (int v = 0; v < V; ++v) dz[v] = (float)(scale * std::exp((double)z[v] - lse));
+    const float l = (float)lse;
+    for (int v = 0; v < V; ++v) dz[v] = scale * std::exp(z[v] - l);
     dz[targets[n]] -= scale;
   }
 }

@@ -6,14 +6,39 @@
 // Dims R..D-1 pass through untouched (partial rotary, e.g. R = 64 of D = 256). Q and K only,
 // never V. Angles are formed in double so positions ≥ 32k keep full float32 precision.
 #pragma once
+#include <cstddef>
+#include <vector>
 
 namespace llm0 {
 
-/// Rotates x [N, H, D] in place; row n is at absolute position positions[n]. R even, R <= D.
-void rope_forward(float* x, const int* positions, int N, int H, int D, int R, double theta);
+/// cos θ and sin θ for positions [0, size()) and i in [0, R/2), computed in double and stored
+/// as float [P, R/2] — built once and grown on demand, so the hot path never calls cos/sin.
+class RopeTable {
+ public:
+  /// Throws llm0::Error unless R is even, 0 <= R <= 1024 (0: no rotation) and theta > 0.
+  RopeTable(int rotary_dim, double theta);
+  /// Makes positions [0, n) available (allocates only when n exceeds every earlier request).
+  void ensure(int n);
+  int size() const { return size_; }
+  int rotary_dim() const { return R_; }
+  double theta() const { return theta_; }
+  const float* cos(int pos) const { return cos_.data() + (size_t)pos * (R_ / 2); }
+  const float* sin(int pos) const { return sin_.data() + (size_t)pos * (R_ / 2); }
 
-/// Backward of rope_forward: the rotation is orthogonal, so dx = rotation by -θ of dy,
-/// applied in place to dx [N, H, D].
+ private:
+  int R_, size_ = 0;
+  double theta_;
+  std::vector<float> cos_, sin_;
+};
+
+/// Rotates x [N, H, D] in place; row n is at absolute position positions[n] (< table.size()).
+/// R = table.rotary_dim() <= D.
+void rope_forward(float* x, const int* positions, int N, int H, int D, const RopeTable& table);
+/// Backward: the rotation is orthogonal, so dx = rotation of dy by -θ (in place on dx [N, H, D]).
+void rope_backward(float* dx, const int* positions, int N, int H, int D, const RopeTable& table);
+
+/// Convenience forms that build the table for these positions (tests, one-off calls).
+void rope_forward(float* x, const int* positions, int N, int H, int D, int R, double theta);
 void rope_backward(float* dx, const int* positions, int N, int H, int D, int R, double theta);
 
 }  // namespace llm0
