@@ -45,7 +45,10 @@ uint64_t attention_forward(float* out, float* lse, const float* q, const float* 
   check_dims(d);
   const int B = d.B, Tq = d.Tq, Tk = d.Tk, H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv;
   const int group = H / Hkv;
-#pragma omp parallel for schedule(dynamic) if (B * H > 1)
+  // Threads only when there is enough work: a parallel region costs more than a decode step's
+  // attention for small models.
+  const long work = (long)B * H * Tq * (d.q_offset + Tq) * (D + Dv);
+#pragma omp parallel for schedule(dynamic) if (B * H > 1 && work > 65536)
   for (int bh = 0; bh < B * H; ++bh) {
     thread_local std::vector<float> buf;
     const int b = bh / H, h = bh % H, g = h / group;

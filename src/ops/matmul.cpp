@@ -10,6 +10,10 @@ void linear_forward(float* y, const float* x, const float* W, const float* b, in
     for (int n = 0; n < N; ++n)
       for (int o = 0; o < O; ++o) y[(long)n * O + o] = b[o];
   }
+  if (N == 1) {  // decode: a matrix-vector product, y[O] (+)= W[O, I] · x[I]
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, O, I, 1.0f, W, I, x, 1, b ? 1.0f : 0.0f, y, 1);
+    return;
+  }
   // y[N, O] (+)= x[N, I] · W[O, I]ᵀ
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x, I, W, I, b ? 1.0f : 0.0f,
               y, O);

@@ -25,6 +25,8 @@ void register_kv(CLI::App& app);
 void register_lesson(CLI::App& app);
 void register_tokenizer(CLI::App& app);
 void register_generate(CLI::App& app);
+void register_export(CLI::App& app);
+void register_check(CLI::App& app);
 
 }  // namespace llm0::cli
 
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
   llm0::cli::register_lesson(app);
   llm0::cli::register_tokenizer(app);
   llm0::cli::register_generate(app);
+  llm0::cli::register_export(app);
+  llm0::cli::register_check(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

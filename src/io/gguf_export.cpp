@@ -1,0 +1,211 @@
+// llm0 checkpoint -> GGUF for llama.cpp (see gguf_export.h). Metadata keys follow gguf-py's
+// constants.py (LLM_KV_*); token types are llama.cpp's llama_token_type (1 normal, 3 control,
+// 5 unused). The pre-tokenizer is "gpt-2" (llama-vocab.cpp LLAMA_VOCAB_PRE_TYPE_GPT2), the
+// closest to llm0's rules (tokenizer/pretokenize.h); llm0 also splits digit runs into groups of
+// at most 3, which llama.cpp's gpt-2 regex does not, so text with long numbers may tokenize
+// differently in llama.cpp (ids fed directly are unaffected).
+#include "io/gguf_export.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "core/check.h"
+#include "io/checkpoint.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llm0 {
+
+namespace fs = std::filesystem;
+
+std::string gguf_architecture(const ModelConfig& c) {
+  const std::string& t = c.model_type;
+  LLM0_CHECK(t == "llama" || t == "qwen3", "GGUF export: model_type \"{}\" is not supported "
+             "(llama.cpp architectures llama and qwen3 only)", t);
+  LLM0_CHECK(c.position == PositionKind::Rope, "GGUF export: {} positions cannot be represented: "
+             "llama.cpp's {} architecture uses RoPE", c.position == PositionKind::Learned ?
+             "learned absolute" : "no (NoPE)", t);
+  LLM0_CHECK(c.norm == NormKind::RMSNorm, "GGUF export: LayerNorm cannot be represented: "
+             "llama.cpp's {} architecture uses RMSNorm", t);
+  LLM0_CHECK(c.mlp() == MlpKind::SwiGLU, "GGUF export: a GELU MLP (hidden_act \"{}\") cannot be "
+             "represented: llama.cpp's {} architecture uses SwiGLU", c.hidden_act, t);
+  LLM0_CHECK(!c.attention_bias && !c.mlp_bias, "GGUF export: {} biases are not supported for "
+             "llama.cpp's {} architecture", c.attention_bias ? "attention" : "MLP", t);
+  LLM0_CHECK(c.rotary_dim() == c.head_dim, "GGUF export: partial rotary (rotary dim {} < "
+             "head_dim {}) cannot be represented: llama.cpp's {} architecture rotates all of "
+             "head_dim", c.rotary_dim(), c.head_dim, t);
+  if (t == "llama")
+    LLM0_CHECK(!c.use_qk_norm, "GGUF export: QK-norm cannot be represented in llama.cpp's llama "
+               "architecture (use model_type qwen3)");
+  else
+    LLM0_CHECK(c.use_qk_norm, "GGUF export: llama.cpp's qwen3 architecture requires QK-norm "
+               "(use_qk_norm)");
+  return t;
+}
+
+std::string gguf_tensor_name(const std::string& n) {
+  if (n == "model.embed_tokens.weight") return "token_embd.weight";
+  if (n == "model.norm.weight") return "output_norm.weight";
+  if (n == "lm_head.weight") return "output.weight";
+  const std::string pre = "model.layers.";
+  if (n.rfind(pre, 0) == 0) {
+    const size_t dot = n.find('.', pre.size());
+    if (dot != std::string::npos) {
+      const std::string il = n.substr(pre.size(), dot - pre.size()), rest = n.substr(dot + 1);
+      static const std::pair<const char*, const char*> kMap[] = {
+          {"input_layernorm.weight", "attn_norm.weight"},
+          {"self_attn.q_proj.weight", "attn_q.weight"},
+          {"self_attn.k_proj.weight", "attn_k.weight"},
+          {"self_attn.v_proj.weight", "attn_v.weight"},
+          {"self_attn.o_proj.weight", "attn_output.weight"},
+          {"self_attn.q_norm.weight", "attn_q_norm.weight"},
+          {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+          {"post_attention_layernorm.weight", "ffn_norm.weight"},
+          {"mlp.gate_proj.weight", "ffn_gate.weight"},
+          {"mlp.up_proj.weight", "ffn_up.weight"},
+          {"mlp.down_proj.weight", "ffn_down.weight"},
+      };
+      for (const auto& [from, to] : kMap)
+        if (rest == from) return "blk." + il + "." + to;
+    }
+  }
+  LLM0_FAIL("GGUF export: parameter {} has no llama.cpp tensor name", n);
+}
+
+namespace {
+// out row h*D + 2i + j <-> in row h*D + j*D/2 + i; `to_interleaved` picks the direction.
+std::vector<float> permute_rope_rows(const float* w, int n_head, int D, int cols,
+                                     bool to_interleaved) {
+  LLM0_CHECK(D % 2 == 0, "RoPE row permutation needs an even head_dim, got {}", D);
+  std::vector<float> out((size_t)n_head * D * cols);
+  for (int h = 0; h < n_head; ++h)
+    for (int i = 0; i < D / 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        const size_t inter = (size_t)h * D + 2 * i + j, half = (size_t)h * D + j * (D / 2) + i;
+        const size_t dst = to_interleaved ? inter : half, src = to_interleaved ? half : inter;
+        std::copy(w + src * cols, w + (src + 1) * cols, out.begin() + (ptrdiff_t)(dst * cols));
+      }
+  return out;
+}
+}  // namespace
+
+std::vector<float> rope_rows_to_interleaved(const float* w, int n_head, int D, int cols) {
+  return permute_rope_rows(w, n_head, D, cols, true);
+}
+
+std::vector<float> rope_rows_to_rotate_half(const float* w, int n_head, int D, int cols) {
+  return permute_rope_rows(w, n_head, D, cols, false);
+}
+
+namespace {
+
+void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& arch,
+                        const std::string& name, GgmlType dtype) {
+  const auto u32 = [](int v) { return GgufValue::of_u32((uint32_t)v); };
+  g.add("general.architecture", GgufValue::of_string(arch));
+  g.add("general.name", GgufValue::of_string(name));
+  g.add("general.file_type", u32(dtype == GgmlType::F32 ? 0 : 1));  // llama_ftype ALL_F32 / MOSTLY_F16
+  g.add("general.alignment", GgufValue::of_u32(kGgufDefaultAlignment));
+  const std::string a = arch + ".";
+  g.add(a + "vocab_size", u32(c.vocab_size));
+  g.add(a + "context_length", u32(c.max_position_embeddings));
+  g.add(a + "embedding_length", u32(c.hidden_size));
+  g.add(a + "block_count", u32(c.num_hidden_layers));
+  g.add(a + "feed_forward_length", u32(c.intermediate_size));
+  g.add(a + "attention.head_count", u32(c.num_attention_heads));
+  g.add(a + "attention.head_count_kv", u32(c.num_key_value_heads));
+  if (c.head_dim * c.num_attention_heads != c.hidden_size) {
+    g.add(a + "attention.key_length", u32(c.head_dim));
+    g.add(a + "attention.value_length", u32(c.head_dim));
+  }
+  g.add(a + "rope.dimension_count", u32(c.rotary_dim()));
+  g.add(a + "rope.freq_base", GgufValue::of_f32((float)c.rope_theta));
+  g.add(a + "attention.layer_norm_rms_epsilon", GgufValue::of_f32((float)c.rms_norm_eps));
+}
+
+// Tokens as byte-level strings (specials verbatim), merges as "left right", padding up to V.
+void add_tokenizer(GgufWriter& g, const Tokenizer& tok, const ModelConfig& c) {
+  const int V = c.vocab_size, n = tok.vocab_size();
+  LLM0_CHECK(n <= V, "GGUF export: the tokenizer has {} tokens but the model's vocab_size is {}",
+             n, V);
+  std::vector<std::string> tokens((size_t)V);
+  std::vector<int32_t> types((size_t)V, 1);  // LLAMA_TOKEN_TYPE_NORMAL
+  for (int id = 0; id < n; ++id) tokens[(size_t)id] = bytes_to_byte_level(tok.token_bytes(id));
+  for (const auto& [text, id] : tok.special_tokens()) {
+    tokens[(size_t)id] = text;
+    types[(size_t)id] = 3;  // CONTROL
+  }
+  for (int id = n; id < V; ++id) {  // rows of the embedding no token uses
+    tokens[(size_t)id] = "[PAD" + std::to_string(id) + "]";
+    types[(size_t)id] = 5;  // UNUSED
+  }
+  std::vector<std::string> merges;
+  merges.reserve(tok.merges().size());
+  for (const BpeMerge& m : tok.merges())
+    merges.push_back(tokens[(size_t)m.left] + " " + tokens[(size_t)m.right]);
+  g.add("tokenizer.ggml.model", GgufValue::of_string("gpt2"));
+  g.add("tokenizer.ggml.pre", GgufValue::of_string("gpt-2"));
+  g.add("tokenizer.ggml.tokens", GgufValue::of_strings(tokens));
+  g.add("tokenizer.ggml.token_type", GgufValue::of_i32s(types));
+  g.add("tokenizer.ggml.merges", GgufValue::of_strings(merges));
+  int eos = c.eos_token_id, bos = c.bos_token_id;
+  if (eos < 0) {
+    for (const auto& [text, id] : tok.special_tokens())
+      if (text == "<|endoftext|>") eos = id;
+  }
+  if (bos < 0) bos = eos;  // GPT-2 style: one <|endoftext|> separates documents
+  if (eos >= 0) {
+    g.add("tokenizer.ggml.eos_token_id", GgufValue::of_u32((uint32_t)eos));
+    g.add("tokenizer.ggml.padding_token_id", GgufValue::of_u32((uint32_t)eos));
+  }
+  if (bos >= 0) g.add("tokenizer.ggml.bos_token_id", GgufValue::of_u32((uint32_t)bos));
+  g.add("tokenizer.ggml.add_bos_token", GgufValue::of_bool(false));
+  g.add("tokenizer.ggml.add_eos_token", GgufValue::of_bool(false));
+}
+
+// Every parameter under its llama.cpp name, Q/K rows permuted for llama's adjacent-pair RoPE.
+size_t add_tensors(GgufWriter& g, const Model& model, const std::string& arch, GgmlType dtype) {
+  const ModelConfig& c = model.config();
+  size_t numel = 0;
+  for (const ParamInfo& p : model.params().params()) {
+    const float* w = model.params().value(p.name);
+    const std::string name = gguf_tensor_name(p.name);
+    const GgmlType type = p.shape.rank() == 1 ? GgmlType::F32 : dtype;
+    std::vector<float> permuted;
+    const bool is_q = name.ends_with(".attn_q.weight"), is_k = name.ends_with(".attn_k.weight");
+    if (arch == "llama" && (is_q || is_k)) {
+      const int heads = is_q ? c.num_attention_heads : c.num_key_value_heads;
+      permuted = rope_rows_to_interleaved(w, heads, c.head_dim, c.hidden_size);
+      w = permuted.data();
+    }
+    g.add_tensor(name, p.shape.dims, type, w);
+    numel += p.numel;
+  }
+  return numel;
+}
+
+}  // namespace
+
+GgufExportSummary export_gguf(const std::string& model_dir, const std::string& output,
+                              GgmlType dtype) {
+  const std::string dir = resolve_checkpoint_dir(model_dir);
+  const ModelConfig cfg = ModelConfig::from_file((fs::path(dir) / "config.json").string());
+  GgufExportSummary s;
+  s.architecture = gguf_architecture(cfg);  // refuse before loading any weights
+  const std::string tok_path = (fs::path(dir) / "tokenizer.json").string();
+  LLM0_CHECK(fs::exists(tok_path), "GGUF export: {} is missing: llama.cpp needs the tokenizer "
+             "(train one with `llm0 tokenizer train` and copy it into the checkpoint)", tok_path);
+  const Tokenizer tok = Tokenizer::load(tok_path);
+  const std::unique_ptr<Model> model = load_model(dir);
+  GgufWriter g;
+  std::string name = fs::path(dir).filename().string();
+  if (name.empty() || name == "checkpoint") name = fs::path(dir).parent_path().filename().string();
+  add_model_metadata(g, cfg, s.architecture, name.empty() ? "llm0" : name, dtype);
+  add_tokenizer(g, tok, cfg);
+  s.parameters = add_tensors(g, *model, s.architecture, dtype);
+  s.tensors = model->params().params().size();
+  g.write(output);
+  return s;
+}
+
+}  // namespace llm0

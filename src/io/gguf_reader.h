@@ -1,0 +1,52 @@
+// GGUF v3 reader (format: ggml's docs/gguf.md; the layout is described in io/gguf_writer.h).
+// Reads the whole file into memory: metadata of every type (nested arrays included), tensor
+// infos and data. Little-endian files only; the data alignment comes from `general.alignment`
+// (must be UINT32) or defaults to 32. Used by tests and tools to check exported files.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/gguf_writer.h"
+
+namespace llm0 {
+
+/// One tensor info plus its bytes. `dims` is in ggml order (innermost first, PyTorch reversed).
+struct GgufTensorInfo {
+  std::string name;
+  std::vector<uint64_t> dims;
+  GgmlType type = GgmlType::F32;
+  uint64_t offset = 0;        // bytes from the start of the data section
+  std::vector<uint8_t> bytes;  // numel * ggml_type_size(type)
+
+  uint64_t numel() const;
+  /// PyTorch-order shape (dims reversed).
+  std::vector<int64_t> shape() const;
+  /// The elements widened to float32 (F16 exactly).
+  std::vector<float> to_float() const;
+};
+
+/// A parsed file.
+struct GgufFile {
+  uint32_t version = 0;
+  uint32_t alignment = kGgufDefaultAlignment;
+  std::vector<std::pair<std::string, GgufValue>> metadata;  // file order
+  std::vector<GgufTensorInfo> tensors;                       // file order
+
+  /// The value of `key`, or nullptr.
+  const GgufValue* find(const std::string& key) const;
+  /// The value of `key`. Throws llm0::Error naming the key if absent.
+  const GgufValue& at(const std::string& key) const;
+  /// The tensor `name`, or nullptr.
+  const GgufTensorInfo* tensor(const std::string& name) const;
+};
+
+/// Reads a GGUF file. Throws llm0::Error naming the file and what is wrong: unreadable file, bad
+/// magic, a big-endian file (version bytes swapped), version other than 2 or 3, unknown value or
+/// tensor type, a count, string or array length beyond the remaining bytes (checked before
+/// allocating), general.alignment not a UINT32 power of two, more than 4 dims, a tensor offset
+/// not a multiple of the alignment, overlapping tensors, or data past the end (truncated file).
+GgufFile read_gguf(const std::string& path);
+
+}  // namespace llm0

@@ -1,0 +1,356 @@
+// GGUF writer/reader and export (src/io/gguf_*): every metadata type round-trips, alignment comes
+// from metadata as UINT32, truncated / big-endian / absurd files are refused, exported tensors
+// equal the checkpoint's (RoPE row permutation undone for llama, checked against both RoPE
+// layouts in double), and models llama.cpp cannot represent are refused with nothing written.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/check.h"
+#include "core/half.h"
+#include "io/checkpoint.h"
+#include "io/gguf_export.h"
+#include "io/gguf_reader.h"
+#include "model_fixtures.h"
+#include "tokenizer/byte_unicode.h"
+#include "tokenizer/tokenizer.h"
+
+using namespace llm0;
+using namespace llm0::testing_fixtures;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  const std::string p = ::testing::TempDir() + "llm0_gguf_" + name;
+  fs::remove_all(p);
+  return p;
+}
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), (std::streamsize)bytes.size());
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// A file with one value of every type (arrays nested and of strings), alignment 64, three
+// tensors (F16 3-D, F32 1-D with a size that needs padding, F32 4-D of exactly 64 bytes last).
+GgufWriter sample_writer(std::vector<std::vector<float>>& data) {
+  GgufWriter g;
+  g.add("general.alignment", GgufValue::of_u32(64));
+  g.add("u8", GgufValue::of_u8(250));
+  g.add("i8", GgufValue::of_i8(-120));
+  g.add("u16", GgufValue::of_u16(65000));
+  g.add("i16", GgufValue::of_i16(-32000));
+  g.add("u32", GgufValue::of_u32(4000000000u));
+  g.add("i32", GgufValue::of_i32(-2000000000));
+  g.add("u64", GgufValue::of_u64(0xFEDCBA9876543210ull));
+  g.add("i64", GgufValue::of_i64(-0x7EDCBA9876543210ll));
+  g.add("f32", GgufValue::of_f32(3.25f));
+  g.add("f64", GgufValue::of_f64(-1.0 / 3.0));
+  g.add("bool", GgufValue::of_bool(true));
+  g.add("string", GgufValue::of_string("h\xC3\xA9llo \xE4\xB8\x96 \xF0\x9F\x98\x80"));
+  g.add("empty", GgufValue::of_string(""));
+  g.add("strings", GgufValue::of_strings({"a", "", "\xC4\xA0" "b"}));
+  g.add("bools", GgufValue::of_array(GgufType::BOOL, {GgufValue::of_bool(false), GgufValue::of_bool(true)}));
+  g.add("f64s", GgufValue::of_array(GgufType::FLOAT64, {GgufValue::of_f64(1e300)}));
+  g.add("nested", GgufValue::of_array(GgufType::ARRAY, {GgufValue::of_i32s({1, -2, 3}),
+                                                        GgufValue::of_i32s({})}));
+  std::mt19937 rng(7);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  data = {std::vector<float>(2 * 3 * 5), std::vector<float>(7), std::vector<float>(16)};
+  for (auto& d : data)
+    for (float& x : d) x = n(rng);
+  g.add_tensor("half3d", {2, 3, 5}, GgmlType::F16, data[0].data());
+  g.add_tensor("vec", {7}, GgmlType::F32, data[1].data());
+  g.add_tensor("last4d", {1, 2, 2, 4}, GgmlType::F32, data[2].data());
+  return g;
+}
+
+}  // namespace
+
+TEST(Gguf, RoundTripsEveryMetadataTypeAndTensor) {
+  std::vector<std::vector<float>> data;
+  const GgufWriter g = sample_writer(data);
+  const std::string path = temp_path("roundtrip.gguf");
+  g.write(path);
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  const GgufFile f = read_gguf(path);
+  EXPECT_EQ(f.version, 3u);
+  EXPECT_EQ(f.alignment, 64u);
+  ASSERT_EQ(f.metadata.size(), 17u);
+  EXPECT_EQ(f.metadata[0].first, "general.alignment");  // file order kept
+  EXPECT_EQ(f.at("u8"), GgufValue::of_u8(250));
+  EXPECT_EQ(f.at("i8"), GgufValue::of_i8(-120));
+  EXPECT_EQ(f.at("u16"), GgufValue::of_u16(65000));
+  EXPECT_EQ(f.at("i16"), GgufValue::of_i16(-32000));
+  EXPECT_EQ(f.at("u32"), GgufValue::of_u32(4000000000u));
+  EXPECT_EQ(f.at("i32"), GgufValue::of_i32(-2000000000));
+  EXPECT_EQ(f.at("u64"), GgufValue::of_u64(0xFEDCBA9876543210ull));
+  EXPECT_EQ(f.at("i64"), GgufValue::of_i64(-0x7EDCBA9876543210ll));
+  EXPECT_EQ(f.at("f32"), GgufValue::of_f32(3.25f));
+  EXPECT_EQ(f.at("f64"), GgufValue::of_f64(-1.0 / 3.0));
+  EXPECT_EQ(f.at("bool"), GgufValue::of_bool(true));
+  EXPECT_EQ(f.at("string").s, "h\xC3\xA9llo \xE4\xB8\x96 \xF0\x9F\x98\x80");
+  EXPECT_EQ(f.at("empty"), GgufValue::of_string(""));
+  EXPECT_EQ(f.at("strings"), GgufValue::of_strings({"a", "", "\xC4\xA0" "b"}));
+  EXPECT_EQ(f.at("bools").array.size(), 2u);
+  EXPECT_EQ(f.at("f64s").array.at(0).f, 1e300);
+  EXPECT_EQ(f.at("nested").array_type, GgufType::ARRAY);
+  EXPECT_EQ(f.at("nested").array.at(0), GgufValue::of_i32s({1, -2, 3}));
+  EXPECT_EQ(f.find("missing"), nullptr);
+  ASSERT_EQ(f.tensors.size(), 3u);
+  const GgufTensorInfo& h = f.tensors[0];
+  EXPECT_EQ(h.dims, (std::vector<uint64_t>{5, 3, 2}));  // ggml order: PyTorch's reversed
+  EXPECT_EQ(h.shape(), (std::vector<int64_t>{2, 3, 5}));
+  EXPECT_EQ(h.type, GgmlType::F16);
+  const std::vector<float> hv = h.to_float();
+  for (size_t k = 0; k < hv.size(); ++k) EXPECT_EQ(hv[k], fp16_to_float(float_to_fp16(data[0][k])));
+  EXPECT_EQ(f.tensors[1].to_float(), data[1]);
+  EXPECT_EQ(f.tensors[2].to_float(), data[2]);
+  for (const GgufTensorInfo& t : f.tensors) EXPECT_EQ(t.offset % 64, 0u) << t.name;
+  EXPECT_EQ(f.tensors[1].offset, 64u);   // 60 bytes of F16 padded to 64
+  EXPECT_EQ(f.tensors[2].offset, 128u);  // 28 bytes of F32 padded to 64
+}
+
+TEST(Gguf, EveryTruncationIsRefused) {
+  std::vector<std::vector<float>> data;
+  const std::string path = temp_path("trunc.gguf"), cut = temp_path("cut.gguf");
+  sample_writer(data).write(path);
+  const std::string bytes = read_bytes(path);  // the last tensor ends exactly at the end
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    write_bytes(cut, bytes.substr(0, n));
+    EXPECT_THROW(read_gguf(cut), Error) << "prefix of " << n << " bytes";
+  }
+  write_bytes(cut, bytes.substr(0, bytes.size() - 1));
+  EXPECT_NE(error_of([&] { read_gguf(cut); }).find("truncated"), std::string::npos);
+}
+
+TEST(Gguf, AlignmentMustBeUint32AndFilesLittleEndian) {
+  std::vector<std::vector<float>> data;
+  const std::string path = temp_path("align.gguf");
+  sample_writer(data).write(path);
+  std::string bytes = read_bytes(path);
+  // general.alignment's type code follows its key: UINT32 (4) -> INT32 (5), same payload size.
+  const size_t at = bytes.find("general.alignment") + std::strlen("general.alignment");
+  ASSERT_EQ(bytes[at], 4);
+  bytes[at] = 5;
+  write_bytes(path, bytes);
+  EXPECT_NE(error_of([&] { read_gguf(path); }).find("UINT32"), std::string::npos);
+  bytes[at] = 4;
+  bytes[4] = 0, bytes[7] = 3;  // version 3 stored big-endian
+  write_bytes(path, bytes);
+  EXPECT_NE(error_of([&] { read_gguf(path); }).find("big-endian"), std::string::npos);
+  EXPECT_THROW(GgufWriter().add("general.alignment", GgufValue::of_u64(32)), Error);
+  EXPECT_THROW(GgufWriter().add("general.alignment", GgufValue::of_u32(48)), Error);
+}
+
+TEST(Gguf, HugeLengthsAreRefusedBeforeAllocating) {
+  std::string b = "GGUF";
+  const auto put = [&b](auto v) { b.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  put(uint32_t{3}), put(uint64_t{0}), put(uint64_t{1});
+  put(uint64_t{1}), b += "a", put(uint32_t{9}), put(uint32_t{0}), put(uint64_t{1} << 62);
+  const std::string path = temp_path("huge.gguf");
+  write_bytes(path, b);
+  EXPECT_NE(error_of([&] { read_gguf(path); }).find("truncated"), std::string::npos);
+  std::string s = b.substr(0, 24);
+  for (int k = 0; k < 8; ++k) s[16 + k] = '\xFF';  // metadata count near 2^64
+  write_bytes(path, s);
+  EXPECT_THROW(read_gguf(path), Error);
+  write_bytes(path, "GGUX" + b.substr(4));
+  EXPECT_NE(error_of([&] { read_gguf(path); }).find("magic"), std::string::npos);
+}
+
+// Rotate-half RoPE of v then the row permutation == adjacent-pair RoPE of the permuted v (per
+// head, in double), which is why llama's Q and K rows are permuted on export.
+TEST(Gguf, RopePermutationMapsRotateHalfToAdjacentPairs) {
+  const int H = 3, D = 8;
+  const double theta = 10000.0, pos = 37;
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<float> v(H * D);
+  for (float& x : v) x = n(rng);
+  std::vector<float> rh(v.size()), il(v.size());
+  const std::vector<float> pv = rope_rows_to_interleaved(v.data(), H, D, 1);
+  for (int h = 0; h < H; ++h)
+    for (int i = 0; i < D / 2; ++i) {
+      const double a = pos * std::pow(theta, -2.0 * i / D), c = std::cos(a), s = std::sin(a);
+      const float* x = v.data() + h * D;
+      rh[h * D + i] = (float)(x[i] * c - x[i + D / 2] * s);
+      rh[h * D + i + D / 2] = (float)(x[i + D / 2] * c + x[i] * s);
+      const float* y = pv.data() + h * D;
+      il[h * D + 2 * i] = (float)(y[2 * i] * c - y[2 * i + 1] * s);
+      il[h * D + 2 * i + 1] = (float)(y[2 * i + 1] * c + y[2 * i] * s);
+    }
+  EXPECT_EQ(rope_rows_to_interleaved(rh.data(), H, D, 1), il);
+  EXPECT_EQ(rope_rows_to_rotate_half(pv.data(), H, D, 1), v);
+}
+
+namespace {
+
+// A checkpoint with a trained 290-token tokenizer (model vocab 300: 10 padding rows).
+std::string make_checkpoint(const ModelConfig& cfg, const std::string& name, bool tokenizer) {
+  const std::string dir = temp_path(name);
+  Model m(cfg);
+  random_weights(m, 11);
+  std::string tok;
+  if (tokenizer) {
+    const std::vector<std::string> docs = {"the cat sat on the mat", "the dog ate the hat",
+                                           "hello world, hello there 12345", "<|endoftext|>x"};
+    tok = temp_path(name + "_tokenizer.json");
+    Tokenizer::train(docs, 290).save(tok);
+  }
+  save_checkpoint(m, dir, tok);
+  return dir;
+}
+
+ModelConfig export_config(const std::string& type, bool tied) {
+  ModelConfig c = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, type == "qwen3");
+  c.vocab_size = 300, c.tie_word_embeddings = tied;
+  c.validate();
+  return c;
+}
+
+// Every exported tensor equals the checkpoint's parameter (Q/K rows restored for llama).
+void expect_tensors_match(const GgufFile& f, const Model& m, bool llama) {
+  const ModelConfig& c = m.config();
+  ASSERT_EQ(f.tensors.size(), m.params().params().size());
+  for (const ParamInfo& p : m.params().params()) {
+    const GgufTensorInfo* t = f.tensor(gguf_tensor_name(p.name));
+    ASSERT_NE(t, nullptr) << p.name;
+    EXPECT_EQ(t->shape(), p.shape.dims) << p.name;
+    EXPECT_EQ(t->type, GgmlType::F32) << p.name;
+    std::vector<float> got = t->to_float();
+    const bool q = p.name.ends_with("q_proj.weight"), k = p.name.ends_with("k_proj.weight");
+    if (llama && (q || k))
+      got = rope_rows_to_rotate_half(got.data(), q ? c.num_attention_heads : c.num_key_value_heads,
+                                     c.head_dim, c.hidden_size);
+    const float* want = m.params().value(p.name);
+    EXPECT_EQ(got, std::vector<float>(want, want + p.numel)) << p.name;
+  }
+}
+
+}  // namespace
+
+TEST(GgufExport, LlamaTensorsAndMetadata) {
+  const ModelConfig cfg = export_config("llama", false);
+  const std::string dir = make_checkpoint(cfg, "llama", true), out = temp_path("llama.gguf");
+  const GgufExportSummary s = export_gguf(dir, out);
+  EXPECT_EQ(s.architecture, "llama");
+  const GgufFile f = read_gguf(out);
+  EXPECT_EQ(f.at("general.architecture").s, "llama");
+  EXPECT_EQ(f.at("llama.block_count").u, 2u);
+  EXPECT_EQ(f.at("llama.attention.head_count").u, 4u);
+  EXPECT_EQ(f.at("llama.attention.head_count_kv").u, 2u);
+  EXPECT_EQ(f.at("llama.attention.key_length").u, 24u);  // 24 != 28 / 4
+  EXPECT_EQ(f.at("llama.rope.dimension_count").u, 24u);
+  EXPECT_EQ(f.at("llama.context_length").u, 64u);
+  EXPECT_EQ(f.at("llama.feed_forward_length").u, 44u);
+  EXPECT_FLOAT_EQ((float)f.at("llama.attention.layer_norm_rms_epsilon").f, 1e-5f);
+  EXPECT_EQ(f.at("llama.rope.freq_base").f, 10000.0);
+  const Tokenizer tok = Tokenizer::load(dir + "/tokenizer.json");
+  const auto& tokens = f.at("tokenizer.ggml.tokens").array;
+  const auto& types = f.at("tokenizer.ggml.token_type").array;
+  ASSERT_EQ(tokens.size(), 300u);
+  EXPECT_EQ(tokens[' '].s, "\xC4\xA0");  // byte 0x20 -> U+0120
+  for (int id = 0; id < tok.vocab_size(); ++id)
+    if (types[(size_t)id].i == 1) EXPECT_EQ(byte_level_to_bytes(tokens[(size_t)id].s), tok.token_bytes(id));
+  const int eos = tok.eos_id();
+  EXPECT_EQ(tokens[(size_t)eos].s, "<|endoftext|>");
+  EXPECT_EQ(types[(size_t)eos].i, 3);
+  EXPECT_EQ(types[299].i, 5);
+  EXPECT_EQ(f.at("tokenizer.ggml.eos_token_id").u, (uint64_t)eos);
+  EXPECT_EQ(f.at("tokenizer.ggml.merges").array.size(), tok.merges().size());
+  EXPECT_EQ(f.at("tokenizer.ggml.pre").s, "gpt-2");
+  ASSERT_NE(f.tensor("output.weight"), nullptr);
+  expect_tensors_match(f, *load_model(dir), true);
+}
+
+TEST(GgufExport, Qwen3TiedKeepsRotateHalfAndOmitsOutput) {
+  const ModelConfig cfg = export_config("qwen3", true);
+  const std::string dir = make_checkpoint(cfg, "qwen3", true), out = temp_path("qwen3.gguf");
+  EXPECT_EQ(export_gguf(dir, out).architecture, "qwen3");
+  const GgufFile f = read_gguf(out);
+  EXPECT_EQ(f.at("general.architecture").s, "qwen3");
+  EXPECT_EQ(f.tensor("output.weight"), nullptr);
+  ASSERT_NE(f.tensor("blk.1.attn_k_norm.weight"), nullptr);
+  expect_tensors_match(f, *load_model(dir), false);
+  // f16: matrices rounded to nearest even, norms stay f32.
+  const std::string out16 = temp_path("qwen3_f16.gguf");
+  export_gguf(dir, out16, GgmlType::F16);
+  const GgufFile h = read_gguf(out16);
+  EXPECT_EQ(h.at("general.file_type").u, 1u);
+  EXPECT_EQ(h.tensor("blk.0.attn_q_norm.weight")->type, GgmlType::F32);
+  const GgufTensorInfo* e = h.tensor("token_embd.weight");
+  ASSERT_EQ(e->type, GgmlType::F16);
+  const std::vector<float> got = e->to_float();
+  const std::unique_ptr<Model> m = load_model(dir);
+  const float* want = m->params().value("model.embed_tokens.weight");
+  for (size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], fp16_to_float(float_to_fp16(want[k])));
+}
+
+TEST(GgufExport, RefusesWhatLlamaCppCannotRepresent) {
+  struct Case { std::string feature; std::function<void(ModelConfig&)> edit; };
+  const std::vector<Case> cases = {
+      {"learned absolute positions", [](ModelConfig& c) { c.position = PositionKind::Learned; }},
+      {"no (NoPE) positions", [](ModelConfig& c) { c.position = PositionKind::None; }},
+      {"LayerNorm", [](ModelConfig& c) { c.norm = NormKind::LayerNorm; }},
+      {"GELU MLP", [](ModelConfig& c) { c.hidden_act = "gelu_new"; }},
+      {"attention biases", [](ModelConfig& c) { c.attention_bias = true; }},
+      {"MLP biases", [](ModelConfig& c) { c.mlp_bias = true; }},
+      {"partial rotary", [](ModelConfig& c) { c.partial_rotary_factor = 0.5; }},
+      {"QK-norm", [](ModelConfig& c) { c.use_qk_norm = true; }},
+      {"requires QK-norm", [](ModelConfig& c) { c.model_type = "qwen3", c.use_qk_norm = false; }},
+      {"model_type \"gpt2\"", [](ModelConfig& c) { c.model_type = "gpt2"; }},
+  };
+  for (const Case& k : cases) {
+    ModelConfig c = export_config("llama", false);
+    k.edit(c);
+    c.validate();
+    const std::string dir = temp_path("refuse"), out = temp_path("refuse.gguf");
+    fs::create_directories(dir);
+    std::ofstream(dir + "/config.json") << c.to_json().dump();  // refused before weights load
+    const std::string msg = error_of([&] { export_gguf(dir, out); });
+    EXPECT_NE(msg.find(k.feature), std::string::npos) << k.feature << ": " << msg;
+    EXPECT_FALSE(fs::exists(out)) << k.feature;
+  }
+}
+
+TEST(GgufExport, MissingTokenizerAndUnwritableOutputLeaveNothing) {
+  const std::string bare = make_checkpoint(export_config("llama", false), "bare", false);
+  const std::string out = temp_path("bare.gguf");
+  EXPECT_NE(error_of([&] { export_gguf(bare, out); }).find("tokenizer.json"), std::string::npos);
+  EXPECT_FALSE(fs::exists(out));
+  const std::string dir = make_checkpoint(export_config("llama", false), "ok", true);
+  const std::string bad = temp_path("no_such_dir") + "/x.gguf";
+  EXPECT_NE(error_of([&] { export_gguf(dir, bad); }).find(bad), std::string::npos);
+  EXPECT_FALSE(fs::exists(bad));
+  EXPECT_FALSE(fs::exists(bad + ".tmp"));
+}
+
+TEST(GgufExport, CliWritesFileAndRejectsBadDtype) {
+  const std::string dir = make_checkpoint(export_config("llama", false), "cli", true);
+  const std::string out = temp_path("cli.gguf");
+  const std::string cli = LLM0_CLI;
+  ASSERT_EQ(std::system((cli + " export gguf --model " + dir + " --output " + out +
+                         " --dtype f16 > /dev/null").c_str()), 0);
+  EXPECT_EQ(read_gguf(out).at("general.file_type").u, 1u);
+  EXPECT_NE(std::system((cli + " export gguf --model " + dir + " --output " + out +
+                         " --dtype q4 2> /dev/null").c_str()), 0);
+}

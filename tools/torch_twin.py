@@ -1,0 +1,313 @@
+#!/usr/bin/python3
+"""PyTorch twin of an llm0 model: the same architecture written out in plain PyTorch (1.13), used
+as an independent reference for llm0's forward, backward and AdamW (as llm.c tests itself against
+PyTorch). Run with /usr/bin/python3 (Debian's python3-torch and python3-numpy).
+
+  /usr/bin/python3 tools/torch_twin.py --model DIR --tokens T.npy --targets Y.npy \
+      [--steps N --lr X --weight-decay W --dtype float32|float64] --output OUT
+
+reads DIR/config.json + DIR/model.safetensors (Hugging Face names, as `llm0 init` writes them) and a
+batch of token ids / targets [B, T] (.npy of integers, or a JSON list of lists; targets < 0 are
+ignored), and writes to OUT:
+  logits.npy          float32 [B*T, V] of the initial weights
+  grads.safetensors   F32 gradient of the mean loss for every parameter (HF names)
+  losses.json         {"loss": L0, "count": n, "losses": [L0, L1, ..., LN]}: Li is the loss after
+                      i AdamW steps (betas 0.9/0.95, eps 1e-8, weight decay on params with >= 2 dims)
+The same file can be imported: build_model / run_twin / read_safetensors / write_safetensors.
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+import torch
+
+# ---- safetensors (format: 8-byte LE header length, JSON header, data section) ----
+
+_DTYPES = {"F32": np.float32, "F64": np.float64, "F16": np.float16, "I32": np.int32, "I64": np.int64}
+
+
+def read_safetensors(path):
+    """Returns {name: np.ndarray} (BF16 becomes float32) of a safetensors file."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    if len(raw) < 8:
+        raise ValueError(f"{path}: shorter than 8 bytes")
+    (n,) = struct.unpack("<Q", raw[:8])
+    if 8 + n > len(raw):
+        raise ValueError(f"{path}: header length {n} past the end of the file")
+    header = json.loads(raw[8:8 + n].decode("utf-8"))
+    data = memoryview(raw)[8 + n:]
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = info["data_offsets"]
+        shape = tuple(info["shape"])
+        if info["dtype"] == "BF16":
+            bits = np.frombuffer(data[begin:end], dtype="<u2").astype(np.uint32) << 16
+            arr = bits.view(np.float32)
+        else:
+            arr = np.frombuffer(data[begin:end], dtype=np.dtype(_DTYPES[info["dtype"]]).newbyteorder("<"))
+        out[name] = arr.reshape(shape).copy()
+    return out
+
+
+def write_safetensors(path, tensors):
+    """Writes {name: array} as F32 safetensors (header padded to a multiple of 8 bytes)."""
+    header, blobs, offset = {}, [], 0
+    for name, a in tensors.items():
+        b = np.ascontiguousarray(a, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(np.shape(a)), "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    h = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    h += b" " * ((8 - len(h) % 8) % 8)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for b in blobs:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+# ---- config (the same fields and defaults as src/model/config.cpp) ----
+
+def load_config(path):
+    with open(path) as f:
+        j = json.load(f)
+    c = dict(j)
+    c.setdefault("model_type", "llama")
+    H = c["num_attention_heads"]
+    c.setdefault("num_key_value_heads", H)
+    if c.get("head_dim") is None:
+        c["head_dim"] = c["hidden_size"] // H
+    c.setdefault("norm_type", "rmsnorm")
+    if c["norm_type"] == "layernorm" and "layer_norm_eps" in j:
+        c["rms_norm_eps"] = j["layer_norm_eps"]
+    c.setdefault("position_embedding_type", "rope")
+    if c["position_embedding_type"] == "absolute":
+        c["position_embedding_type"] = "learned"
+    c.setdefault("partial_rotary_factor", 1.0)
+    c.setdefault("tie_word_embeddings", False)
+    c.setdefault("attention_bias", False)
+    c.setdefault("mlp_bias", False)
+    if c.get("use_qk_norm") is None:
+        c["use_qk_norm"] = c["model_type"] == "qwen3"
+    c.setdefault("hidden_act", "silu")
+    return c
+
+
+def rotary_dim(c):
+    r = int(c["head_dim"] * c["partial_rotary_factor"])
+    return r - r % 2
+
+
+def param_shapes(c):
+    """{HF name: shape} in llm0's declaration order (src/model/param_layout.cpp)."""
+    C, F, D = c["hidden_size"], c["intermediate_size"], c["head_dim"]
+    H, Hkv, V = c["num_attention_heads"], c["num_key_value_heads"], c["vocab_size"]
+    s = {"model.embed_tokens.weight": (V, C)}
+    if c["position_embedding_type"] == "learned":
+        s["model.embed_positions.weight"] = (c["max_position_embeddings"], C)
+
+    def norm(n):
+        s[n + ".weight"] = (C,)
+        if c["norm_type"] == "layernorm":
+            s[n + ".bias"] = (C,)
+
+    def linear(n, out, inp, bias):
+        s[n + ".weight"] = (out, inp)
+        if bias:
+            s[n + ".bias"] = (out,)
+
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        norm(p + "input_layernorm")
+        for proj, out, inp in (("q", H * D, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
+            linear(p + f"self_attn.{proj}_proj", out, inp, c["attention_bias"])
+        if c["use_qk_norm"]:
+            s[p + "self_attn.q_norm.weight"] = (D,)
+            s[p + "self_attn.k_norm.weight"] = (D,)
+        norm(p + "post_attention_layernorm")
+        if c["hidden_act"] == "silu":
+            linear(p + "mlp.gate_proj", F, C, c["mlp_bias"])
+        linear(p + "mlp.up_proj", F, C, c["mlp_bias"])
+        linear(p + "mlp.down_proj", C, F, c["mlp_bias"])
+    norm("model.norm")
+    if not c["tie_word_embeddings"]:
+        s["lm_head.weight"] = (V, C)
+    return s
+
+
+# ---- the model ----
+
+class Twin:
+    """The llm0 architecture in PyTorch; params: {HF name: leaf tensor with requires_grad}."""
+
+    def __init__(self, cfg, weights, dtype=torch.float32):
+        self.c = cfg
+        self.dtype = dtype
+        shapes = param_shapes(cfg)
+        extra = sorted(set(weights) - set(shapes) - {"lm_head.weight"})
+        missing = sorted(set(shapes) - set(weights))
+        if extra or missing:
+            raise ValueError(f"checkpoint tensors differ from the config: missing {missing}, unexpected {extra}")
+        self.params = {}
+        for n, shape in shapes.items():
+            w = np.asarray(weights[n])
+            if tuple(w.shape) != tuple(shape):
+                raise ValueError(f"{n}: shape {w.shape} != {shape}")
+            self.params[n] = torch.tensor(w, dtype=dtype, requires_grad=True)
+
+    def _norm(self, x, name):
+        c, p = self.c, self.params
+        eps = c["rms_norm_eps"]
+        if c["norm_type"] == "layernorm":
+            return torch.nn.functional.layer_norm(x, (x.shape[-1],), p[name + ".weight"], p[name + ".bias"], eps)
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * p[name + ".weight"]
+
+    def _linear(self, x, name):
+        return torch.nn.functional.linear(x, self.params[name + ".weight"], self.params.get(name + ".bias"))
+
+    def _rope(self, x, T):
+        """HF rotate_half on the first R dims; x [B, h, T, D]; angles in float64."""
+        R = rotary_dim(self.c)
+        half = R // 2
+        inv = self.c["rope_theta"] ** (-2.0 * torch.arange(half, dtype=torch.float64) / R)
+        ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]  # [T, half]
+        cos = torch.cat([torch.cos(ang)] * 2, -1).to(self.dtype)
+        sin = torch.cat([torch.sin(ang)] * 2, -1).to(self.dtype)
+        xr, xp = x[..., :R], x[..., R:]
+        rot = torch.cat([-xr[..., half:], xr[..., :half]], -1)
+        return torch.cat([xr * cos + rot * sin, xp], -1)
+
+    def _attention(self, x, pre):
+        c = self.c
+        B, T, _ = x.shape
+        H, Hkv, D = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
+        q = self._linear(x, pre + "q_proj").view(B, T, H, D)
+        k = self._linear(x, pre + "k_proj").view(B, T, Hkv, D)
+        v = self._linear(x, pre + "v_proj").view(B, T, Hkv, D)
+        if c["use_qk_norm"]:
+            eps = c["rms_norm_eps"]
+            q = q * torch.rsqrt(q.pow(2).mean(-1, keepdim=True) + eps) * self.params[pre + "q_norm.weight"]
+            k = k * torch.rsqrt(k.pow(2).mean(-1, keepdim=True) + eps) * self.params[pre + "k_norm.weight"]
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # [B, h, T, D]
+        if c["position_embedding_type"] == "rope":
+            q, k = self._rope(q, T), self._rope(k, T)
+        g = H // Hkv  # query head h reads KV head h // g
+        k = k.repeat_interleave(g, dim=1)
+        v = v.repeat_interleave(g, dim=1)
+        s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(D))
+        mask = torch.ones(T, T, dtype=torch.bool).triu(1)
+        s = s.masked_fill(mask, float("-inf"))
+        a = torch.softmax(s, -1) @ v  # [B, H, T, D]
+        return self._linear(a.transpose(1, 2).reshape(B, T, H * D), pre + "o_proj")
+
+    def _mlp(self, x, pre):
+        act = self.c["hidden_act"]
+        up = self._linear(x, pre + "up_proj")
+        if act == "silu":
+            h = torch.nn.functional.silu(self._linear(x, pre + "gate_proj")) * up
+        else:
+            h = torch.nn.functional.gelu(up, approximate="none" if act == "gelu" else "tanh")
+        return self._linear(h, pre + "down_proj")
+
+    def logits(self, tokens):
+        c, p = self.c, self.params
+        B, T = tokens.shape
+        x = p["model.embed_tokens.weight"][tokens]
+        if c["position_embedding_type"] == "learned":
+            x = x + p["model.embed_positions.weight"][:T][None]
+        for i in range(c["num_hidden_layers"]):
+            pre = f"model.layers.{i}."
+            x = x + self._attention(self._norm(x, pre + "input_layernorm"), pre + "self_attn.")
+            x = x + self._mlp(self._norm(x, pre + "post_attention_layernorm"), pre + "mlp.")
+        x = self._norm(x, "model.norm")
+        head = p["model.embed_tokens.weight"] if c["tie_word_embeddings"] else p["lm_head.weight"]
+        return x @ head.t()  # [B, T, V]
+
+    def loss(self, tokens, targets):
+        """(mean cross-entropy over targets >= 0, logits [B, T, V], count)."""
+        lg = self.logits(tokens)
+        V = lg.shape[-1]
+        y = targets.reshape(-1)
+        count = int((y >= 0).sum())
+        return torch.nn.functional.cross_entropy(lg.reshape(-1, V), y, ignore_index=-100,
+                                                 reduction="sum") / count, lg, count
+
+    def optimizer(self, lr, weight_decay):
+        """torch AdamW matching src/train/adamw.h: decay only params with >= 2 dims."""
+        decay = [t for t in self.params.values() if t.dim() >= 2]
+        rest = [t for t in self.params.values() if t.dim() < 2]
+        groups = [{"params": decay, "weight_decay": weight_decay}, {"params": rest, "weight_decay": 0.0}]
+        return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95), eps=1e-8)
+
+
+def _to_ids(a):
+    t = torch.tensor(np.asarray(a).astype(np.int64))
+    return t.masked_fill(t < 0, -100)  # cross_entropy's ignore_index
+
+
+def run_twin(model_dir, tokens, targets, steps=0, lr=1e-3, weight_decay=0.1, dtype=torch.float32):
+    """Loss, logits, gradients and the losses of `steps` AdamW steps of the checkpoint at model_dir.
+    Returns {"loss", "count", "logits" [B*T, V] np, "grads" {name: np}, "losses" [L0..Lsteps]}."""
+    cfg = load_config(os.path.join(model_dir, "config.json"))
+    twin = Twin(cfg, read_safetensors(os.path.join(model_dir, "model.safetensors")), dtype)
+    tok, tgt = _to_ids(tokens), _to_ids(targets)
+    if tok.dim() != 2 or tok.shape != tgt.shape:
+        raise ValueError(f"tokens {tuple(tok.shape)} and targets {tuple(tgt.shape)} must both be [B, T]")
+    opt = twin.optimizer(lr, weight_decay)
+    loss, lg, count = twin.loss(tok, tgt)
+    loss.backward()
+    out = {"loss": float(loss), "count": count, "losses": [float(loss)],
+           "logits": lg.detach().reshape(-1, lg.shape[-1]).double().numpy(),
+           "grads": {n: t.grad.detach().double().numpy().copy() for n, t in twin.params.items()}}
+    for i in range(steps):  # step with the current gradient, then the loss of the new weights
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        loss, _, _ = twin.loss(tok, tgt)
+        out["losses"].append(float(loss))
+        if i + 1 < steps:
+            loss.backward()
+    return out
+
+
+def _load_ids(path):
+    if path.endswith(".json"):
+        with open(path) as f:
+            return np.array(json.load(f))
+    return np.load(path)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True, help="checkpoint directory (config.json + model.safetensors)")
+    ap.add_argument("--tokens", required=True, help="token ids [B, T]: .npy or .json")
+    ap.add_argument("--targets", required=True, help="targets [B, T] (< 0 ignored): .npy or .json")
+    ap.add_argument("--steps", type=int, default=0, help="AdamW steps after the gradient")
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--weight-decay", type=float, default=0.1)
+    ap.add_argument("--dtype", choices=["float32", "float64"], default="float32")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    ap.add_argument("--output", required=True, help="output directory")
+    a = ap.parse_args(argv)
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    r = run_twin(a.model, _load_ids(a.tokens), _load_ids(a.targets), a.steps, a.lr, a.weight_decay,
+                 torch.float64 if a.dtype == "float64" else torch.float32)
+    os.makedirs(a.output, exist_ok=True)
+    np.save(os.path.join(a.output, "logits.npy"), r["logits"].astype(np.float32))
+    write_safetensors(os.path.join(a.output, "grads.safetensors"), r["grads"])
+    with open(os.path.join(a.output, "losses.json"), "w") as f:
+        json.dump({"loss": r["loss"], "count": r["count"], "losses": r["losses"]}, f, indent=1)
+    print(f"twin: loss {r['loss']:.6f} over {r['count']} targets; {a.steps} AdamW steps -> {r['losses'][-1]:.6f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
