@@ -2,6 +2,7 @@
 // checkpoints (extra config fields, tied Qwen3 without lm_head) load to the expected values; bad
 // directories give errors naming the problem; `llm0 init` + `llm0 forward` end to end.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string temp_dir(const std::string& name) {
-  const std::string d = ::testing::TempDir() + "llm0_ckpt_" + name;
+  const std::string d = ::testing::TempDir() + "llm0_ckpt_" + std::to_string(::getpid()) + "_" + name;
   fs::remove_all(d);
   return d;
 }

@@ -3,6 +3,7 @@
 // equal the checkpoint's (RoPE row permutation undone for llama, checked against both RoPE
 // layouts in double), and models llama.cpp cannot represent are refused with nothing written.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  const std::string p = ::testing::TempDir() + "llm0_gguf_" + name;
+  const std::string p = ::testing::TempDir() + "llm0_gguf_" + std::to_string(::getpid()) + "_" + name;
   fs::remove_all(p);
   return p;
 }
@@ -94,7 +95,7 @@ TEST(Gguf, RoundTripsEveryMetadataTypeAndTensor) {
   const GgufFile f = read_gguf(path);
   EXPECT_EQ(f.version, 3u);
   EXPECT_EQ(f.alignment, 64u);
-  ASSERT_EQ(f.metadata.size(), 17u);
+  ASSERT_EQ(f.metadata.size(), 18u);
   EXPECT_EQ(f.metadata[0].first, "general.alignment");  // file order kept
   EXPECT_EQ(f.at("u8"), GgufValue::of_u8(250));
   EXPECT_EQ(f.at("i8"), GgufValue::of_i8(-120));
@@ -269,8 +270,10 @@ TEST(GgufExport, LlamaTensorsAndMetadata) {
   const auto& types = f.at("tokenizer.ggml.token_type").array;
   ASSERT_EQ(tokens.size(), 300u);
   EXPECT_EQ(tokens[' '].s, "\xC4\xA0");  // byte 0x20 -> U+0120
-  for (int id = 0; id < tok.vocab_size(); ++id)
-    if (types[(size_t)id].i == 1) EXPECT_EQ(byte_level_to_bytes(tokens[(size_t)id].s), tok.token_bytes(id));
+  for (int id = 0; id < tok.vocab_size(); ++id) {
+    if (types[(size_t)id].i != 1) continue;
+    EXPECT_EQ(byte_level_to_bytes(tokens[(size_t)id].s), tok.token_bytes(id)) << id;
+  }
   const int eos = tok.eos_id();
   EXPECT_EQ(tokens[(size_t)eos].s, "<|endoftext|>");
   EXPECT_EQ(types[(size_t)eos].i, 3);

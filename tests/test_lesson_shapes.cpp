@@ -1,6 +1,7 @@
 // Shapes lesson: one head's shapes for reference configs (GQA, MLA) and the teaching world, the
 // contracted dimensions, the SVG picture and bad configs.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -66,7 +67,8 @@ TEST(LessonShapes, TeachingWorldAndSvg) {
 
 void expect_config_error(const std::string& text, int64_t tokens, const std::string& needle) {
   const std::string path =
-      (std::filesystem::temp_directory_path() / "llm0_lesson_shapes_bad.json").string();
+      (std::filesystem::temp_directory_path() /
+       ("llm0_lesson_shapes_bad_" + std::to_string(::getpid()) + ".json")).string();
   std::ofstream(path) << text;
   try {
     shapes_from_config(path, tokens);

@@ -3,7 +3,9 @@
 // loss curve after resuming equals the uninterrupted run's); a checkpoint interrupted mid-write
 // leaves the previous one intact; bad input fails before anything is written.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string tmp(const std::string& name) {
-  const std::string d = ::testing::TempDir() + "llm0_train_" + name;
+  const std::string d = ::testing::TempDir() + "llm0_train_" + std::to_string(::getpid()) + "_" + name;
   fs::remove_all(d);
   return d;
 }
@@ -108,6 +110,20 @@ TEST(Trainer, InterruptedCheckpointWriteLeavesThePreviousIntact) {
   // A crash between the two renames of commit(): only checkpoint.old exists; it is still found.
   fs::rename(ckpt, ckpt + ".old");
   EXPECT_EQ(resolve_checkpoint_dir(run), ckpt + ".old");
+}
+
+TEST(Trainer, NonUtf8CorpusIsTrainedAsBytes) {
+  // Invalid UTF-8 is not an error: documents are byte strings, the byte-level tokenizer has a
+  // token for every byte, so training and decoding see exactly the bytes of the file.
+  Fixture f;
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += "abc\xff\xfe caf\xe9 " + std::to_string(i) + " \xe4\xb8\n\n";
+  std::ofstream(f.dir + "/latin1.txt", std::ios::binary) << text;
+  TrainOptions o = tiny_options(f, tmp("bytes"));
+  o.data = f.dir + "/latin1.txt", o.max_steps = 3;
+  const TrainSummary s = Trainer(o).run();
+  EXPECT_EQ(s.steps, 3);
+  EXPECT_TRUE(std::isfinite(s.final_val_loss));
 }
 
 TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {

@@ -97,7 +97,7 @@ std::string loglog_chart(const std::string& title, const std::string& x_label,
   // whole decades around the data
   const double lx0 = std::floor(std::log10(x0)), lx1 = std::max(lx0 + 1, std::ceil(std::log10(x1)));
   const double ly0 = std::floor(std::log10(y0)), ly1 = std::max(ly0 + 1, std::ceil(std::log10(y1)));
-  const double W = 720, Hh = 480, L = 80, R = 200, Tp = 40, B = 60;
+  const double W = 860, Hh = 480, L = 80, R = 340, Tp = 40, B = 60;  // R: room for the legend
   const double pw = W - L - R, ph = Hh - Tp - B;
   auto px = [&](double x) { return L + (std::log10(x) - lx0) / (lx1 - lx0) * pw; };
   auto py = [&](double y) { return Tp + ph - (std::log10(y) - ly0) / (ly1 - ly0) * ph; };

@@ -70,6 +70,14 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   c.position = parse_position(get_or<std::string>(j, "position_embedding_type", "rope", src), src);
   if (c.position == PositionKind::Rope) c.rope_theta = get_field<double>(j, "rope_theta", src);
   c.partial_rotary_factor = get_or<double>(j, "partial_rotary_factor", 1.0, src);
+  // RoPE scaling (llama3, yarn, linear, ...) changes every angle: refuse rather than ignore it.
+  LLM0_CHECK(!j.contains("rope_scaling") || j["rope_scaling"].is_null(),
+             "{}: rope_scaling={} is not supported (only plain RoPE)", src,
+             j.contains("rope_scaling") ? j["rope_scaling"].dump() : "");
+  // Sliding-window attention changes which keys are visible: refuse it unless disabled.
+  LLM0_CHECK(!j.contains("sliding_window") || j["sliding_window"].is_null() ||
+                 (j.contains("use_sliding_window") && j["use_sliding_window"] == false),
+             "{}: sliding_window attention is not supported by the engine (llm0 kv accounts for it)", src);
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);
   c.attention_bias = get_or<bool>(j, "attention_bias", false, src);
   c.mlp_bias = get_or<bool>(j, "mlp_bias", false, src);

@@ -22,6 +22,11 @@ std::string polyline(const std::vector<std::pair<int, double>>& pts, double x0, 
     os << x << "," << y << " ";
   }
   os << "\"/>\n";
+  for (const auto& [step, loss] : pts) {  // markers, so a single point still shows
+    const double x = kL + (step - x0) / std::max(1.0, x1 - x0) * (kW - kL - kR);
+    const double y = kT + (y1 - loss) / std::max(1e-9, y1 - y0) * (kH - kT - kB);
+    if (pts.size() < 60) os << "<circle cx=\"" << x << "\" cy=\"" << y << "\" r=\"2.5\" fill=\"" << colour << "\"/>\n";
+  }
   return os.str();
 }
 }  // namespace

@@ -162,10 +162,12 @@ void run_check_grads(const CheckArgs& a) {
 
 }  // namespace
 
+/// Adds `llm0 check grads` (see the file comment).
 void register_check(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Numbers for checking llm0 against a reference implementation");
   cmd->require_subcommand(1);
-  auto* g = cmd->add_subcommand("grads", "Logits, loss, parameter gradients and AdamW-step losses of one batch");
+  auto* g = cmd->add_subcommand(
+      "grads", "Logits, loss, parameter gradients and AdamW-step losses of one batch");
   static CheckArgs a;
   g->add_option("--model", a.model, "Checkpoint directory (config.json + model.safetensors)")->required();
   g->add_option("--tokens", a.tokens, "Token ids [B, T] (.npy, int32/int64/float32)")->required();

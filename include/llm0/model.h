@@ -1,0 +1,7 @@
+// llm0 public API: the model (training forward/backward, cached inference), its caches,
+// initialisation and checkpoint directories.
+#pragma once
+#include "cache/model_cache.h"  // IWYU pragma: export
+#include "io/checkpoint.h"      // IWYU pragma: export
+#include "model/init.h"         // IWYU pragma: export
+#include "model/model.h"        // IWYU pragma: export

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Parity of llm0 with llama.cpp (node-llama-cpp's prebuilt CPU build, bench/peers/) on the same
+# weights: the checkpoint is exported to GGUF (F32), both engines decode greedily from the same
+# prompt token ids, and bench/peers/compare_parity.mjs checks that the first N generated ids are
+# identical and the first-step log-probabilities of llama.cpp's top tokens agree within TOL.
+#
+#   scripts/parity_llamacpp.sh                 # the three built-in models (below)
+#   scripts/parity_llamacpp.sh --model DIR     # one checkpoint (config.json, model.safetensors,
+#                                              # tokenizer.json)
+# Built-in models (random init, weight matrices scaled so that greedy decoding is not degenerate:
+# the std-0.02 init gives near-uniform next-token distributions): configs/llm0-small.json (llama,
+# x8), configs/llm0-30m.json (llama, ~30M parameters, x4) and a qwen3 variant of llm0-small (x8;
+# QK-norm, rotate-half RoPE in llama.cpp). Larger scales amplify activations until float32
+# rounding alone moves log-probabilities by ~1e-4: at x8 the 30M model differs from a float64
+# PyTorch evaluation by 1.2e-4 (llm0) and 0.8e-4 (llama.cpp), so the scales stay below that.
+# Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2),
+# PROMPT, WORK (scratch directory, default a fresh mktemp -d). Needs node and
+# `npm i -E node-llama-cpp@3.21.1` in bench/peers (`cd bench/peers && npm install`).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LLM0=${LLM0:-$ROOT/build/llm0}
+N=${N:-64}
+TOL=${TOL:-1e-4}
+THREADS=${THREADS:-2}
+PROMPT=${PROMPT:-"Once upon a time, in a small village by the sea, there lived an old fisherman who"}
+PEERS=$ROOT/bench/peers
+WORK=${WORK:-$(mktemp -d)}
+
+die() { echo "parity_llamacpp.sh: $*" >&2; exit 1; }
+[ -x "$LLM0" ] || die "llm0 binary not found at $LLM0 (build it, or set LLM0)"
+[ -d "$PEERS/node_modules/node-llama-cpp" ] || die "node-llama-cpp missing: cd bench/peers && npm install"
+
+# parity NAME DIR: export, decode with both engines, compare; prints one result line.
+parity() {
+  local name=$1 dir=$2 out=$WORK/$1
+  mkdir -p "$out"
+  "$LLM0" export gguf --model "$dir" --output "$out/model.gguf" --dtype f32 >/dev/null
+  "$LLM0" generate --model "$dir" --prompt "$PROMPT" --temperature 0 --max-new-tokens "$N" \
+    --json --threads "$THREADS" >"$out/llm0.json"
+  local ids
+  ids=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")).prompt_ids.join(" "))' "$out/llm0.json")
+  "$LLM0" forward --model "$dir" --tokens "$ids" --output "$out/logits.npy" --threads "$THREADS"
+  node "$PEERS/parity.mjs" --model "$out/model.gguf" --prompt-ids "$ids" --n "$N" \
+    --threads "$THREADS" >"$out/llama.json"
+  local verdict status=0
+  verdict=$(node "$PEERS/compare_parity.mjs" "$out/llm0.json" "$out/logits.npy" "$out/llama.json" \
+    "$N" "$TOL") || status=$?
+  echo "$name: $verdict"
+  return $status
+}
+
+# A random-init checkpoint of CONFIG at DIR with the shared tokenizer, matrices scaled by SCALE.
+make_model() {
+  local config=$1 dir=$2 scale=$3
+  "$LLM0" init --config "$config" --seed 1 --output "$dir" >/dev/null
+  cp "$WORK/tokenizer.json" "$dir/tokenizer.json"
+  node "$PEERS/scale_weights.mjs" "$dir" "$scale" >/dev/null
+}
+
+if [ "${1:-}" = "--model" ]; then
+  [ -n "${2:-}" ] || die "--model needs a directory"
+  parity "$(basename "$2")" "$2"
+  exit $?
+fi
+
+echo "work directory: $WORK"
+"$LLM0" data --output "$WORK/corpus" >/dev/null
+"$LLM0" tokenizer train --data "$WORK/corpus/train.jsonl" --vocab-size 4096 \
+  --output "$WORK/tokenizer.json" >/dev/null
+node -e '
+  const fs = require("fs"), c = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+  Object.assign(c, {architectures: ["Qwen3ForCausalLM"], model_type: "qwen3", use_qk_norm: true});
+  fs.writeFileSync(process.argv[2], JSON.stringify(c, null, 2));' \
+  "$ROOT/configs/llm0-small.json" "$WORK/llm0-small-qwen3.json"
+make_model "$ROOT/configs/llm0-small.json" "$WORK/small" 8
+make_model "$ROOT/configs/llm0-30m.json" "$WORK/30m" 4
+make_model "$WORK/llm0-small-qwen3.json" "$WORK/small-qwen3" 8
+fail=0
+for m in small 30m small-qwen3; do parity "$m" "$WORK/$m" || fail=1; done
+[ $fail = 0 ] && echo "parity: PASS" || echo "parity: FAIL"
+exit $fail

@@ -1,0 +1,170 @@
+"""llm0 against its PyTorch twin (tools/torch_twin.py), as llm.c tests itself against PyTorch.
+
+For each tiny config: `llm0 init` writes a checkpoint, every weight is then replaced by random
+values of a scale that exercises every path (norm weights != 1, biases != 0, attention far from
+uniform), and `llm0 check grads` and the twin (float32, all configs in this one process) compute
+logits, loss, every parameter's gradient and the losses of 5 AdamW steps on the same batch.
+Errors are norm-based per tensor, ||llm0 - twin|| / ||twin|| (gradients: denominator at least
+1e-4 of the largest gradient norm, for tensors whose exact gradient is 0); the float64 twin's figures are
+printed beside them to tell llm0's rounding from the twin's.
+
+Usage: /usr/bin/python3 tests/peer/test_torch_twin.py PATH/TO/llm0 [--keep DIR]
+Exit 0 pass, 1 fail, 77 skipped (no torch).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:
+    print(f"skipped: /usr/bin/python3 has no torch/numpy ({e}); scripts/setup.sh installs python3-torch")
+    sys.exit(77)
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+import torch_twin  # noqa: E402
+
+TOL_LOGITS, TOL_LOSS, TOL_GRAD, TOL_STEP = 1e-4, 1e-4, 1e-3, 1e-4
+STEPS, LR, WD = 5, 1e-2, 0.1
+B, T = 3, 7  # default batch: T below max_position_embeddings and not a power of two
+
+BASE = {"vocab_size": 53, "hidden_size": 24, "intermediate_size": 40, "num_hidden_layers": 2,
+        "max_position_embeddings": 11, "rms_norm_eps": 1e-5, "rope_theta": 1000.0}
+CONFIGS = {
+    "gqa_rope_qknorm": dict(model_type="qwen3", num_attention_heads=4, num_key_value_heads=2, head_dim=8),
+    "gqa_partial_rope": dict(model_type="qwen3", num_attention_heads=6, num_key_value_heads=2, head_dim=16,
+                             partial_rotary_factor=0.25, rope_theta=500.0, rms_norm_eps=1e-3),
+    "mha_tied": dict(num_attention_heads=3, num_key_value_heads=3, head_dim=8, tie_word_embeddings=True),
+    "mqa_attn_bias": dict(num_attention_heads=4, num_key_value_heads=1, head_dim=6, attention_bias=True),
+    "gelu_layernorm_learned": dict(num_attention_heads=4, num_key_value_heads=2, head_dim=5,
+                                   hidden_act="gelu_new", norm_type="layernorm", layer_norm_eps=1e-4,
+                                   position_embedding_type="learned", attention_bias=True, mlp_bias=True),
+    "nope_gelu_erf": dict(num_attention_heads=2, num_key_value_heads=1, head_dim=12, hidden_act="gelu",
+                          position_embedding_type="none", tie_word_embeddings=True),
+    # Longer than the attention kernel's 64-row query block, wider, and on 2 threads.
+    "long_gqa_2threads": dict(vocab_size=301, hidden_size=64, intermediate_size=96, num_attention_heads=8,
+                              num_key_value_heads=2, head_dim=16, max_position_embeddings=80,
+                              rope_theta=10000.0, _batch=(2, 70), _threads=2),
+}
+
+
+def randomize(weights, cfg, rng):
+    """Replaces every weight by values that make each term matter (see the module docstring)."""
+    out = {}
+    for n, w in weights.items():
+        if w.ndim == 1 and n.endswith(".bias"):
+            v = 0.2 * rng.standard_normal(w.shape)
+        elif w.ndim == 1:  # norm weights
+            v = 1.0 + 0.3 * rng.standard_normal(w.shape)
+        elif "embed" in n:
+            v = 0.7 * rng.standard_normal(w.shape)
+        else:  # linear [out, in]; q and k larger so attention is far from uniform
+            gain = 2.0 if ("q_proj" in n or "k_proj" in n) else 1.0
+            v = gain * rng.standard_normal(w.shape) / np.sqrt(w.shape[1])
+        out[n] = v.astype(np.float32)
+    return out
+
+
+def rel(a, b, floor=0.0):
+    """||a - b|| / max(||b||, floor) in float64 (0 when both are 0)."""
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    den = max(float(np.linalg.norm(b)), floor)
+    diff = float(np.linalg.norm(a - b))
+    return diff / den if den > 0 else diff
+
+
+def run_config(llm0, name, overrides, work, seed):
+    cfg = dict(BASE)
+    cfg.update(overrides)
+    B, T = cfg.pop("_batch", (globals()["B"], globals()["T"]))
+    threads = cfg.pop("_threads", 1)
+    d = os.path.join(work, name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "config.in.json"), "w") as f:
+        json.dump(cfg, f)
+    ckpt, out = os.path.join(d, "ckpt"), os.path.join(d, "llm0")
+    subprocess.run([llm0, "init", "--config", os.path.join(d, "config.in.json"), "--seed", str(seed),
+                    "--output", ckpt, "--threads", "1"], check=True, capture_output=True)
+    rng = np.random.default_rng(seed)
+    st = os.path.join(ckpt, "model.safetensors")
+    torch_twin.write_safetensors(st, randomize(torch_twin.read_safetensors(st), cfg, rng))
+    V = cfg["vocab_size"]
+    tokens = rng.integers(0, V - 5, size=(B, T)).astype(np.int32)  # the last ids stay unused
+    targets = rng.integers(0, V, size=(B, T)).astype(np.int32)
+    targets[0, 0], targets[-1, -2:] = -1, -1  # ignored targets
+    np.save(os.path.join(d, "tokens.npy"), tokens)
+    np.save(os.path.join(d, "targets.npy"), targets)
+    subprocess.run([llm0, "check", "grads", "--model", ckpt, "--tokens", os.path.join(d, "tokens.npy"),
+                    "--targets", os.path.join(d, "targets.npy"), "--steps", str(STEPS), "--lr", str(LR),
+                    "--weight-decay", str(WD), "--output", out, "--threads", str(threads)], check=True, capture_output=True)
+    ours_logits = np.load(os.path.join(out, "logits.npy"))
+    ours_grads = torch_twin.read_safetensors(os.path.join(out, "grads.safetensors"))
+    with open(os.path.join(out, "losses.json")) as f:
+        ours = json.load(f)
+    failures = []
+    report = {}
+    for label, dtype in (("f32", torch.float32), ("f64", torch.float64)):
+        ref = torch_twin.run_twin(ckpt, tokens, targets, STEPS, LR, WD, dtype)
+        if ours["count"] != ref["count"]:
+            failures.append(f"target count {ours['count']} != twin {ref['count']}")
+        if set(ours_grads) != set(ref["grads"]):
+            failures.append(f"gradient names differ: {sorted(set(ours_grads) ^ set(ref['grads']))}")
+            continue
+        # Floor: a gradient that is 0 in exact arithmetic is rounding noise in both, so its relative
+        # error means nothing (k_proj.bias without RoPE: q.b is the same for every key and cancels
+        # in the softmax). Errors are taken relative to at least 1e-4 of the largest gradient norm.
+        floor = 1e-4 * max(float(np.linalg.norm(v)) for v in ref["grads"].values())
+        g = {n: rel(ours_grads[n], ref["grads"][n], floor) for n in ref["grads"]}
+        real = [n for n in g if np.linalg.norm(ref["grads"][n]) >= floor] or list(g)
+        worst = max(real, key=g.get)
+        zeros = [n for n in g if n not in real]
+        r = {"logits": rel(ours_logits, ref["logits"]), "loss": abs(ours["loss"] - ref["loss"]) / abs(ref["loss"]),
+             "grad": g[worst], "grad_name": worst, "zero_grad": max([g[n] for n in zeros], default=0.0),
+             "steps": max(abs(a - b) / abs(b) for a, b in zip(ours["losses"], ref["losses"]))}
+        report[label] = r
+        print(f"  {name:24s} vs twin {label}: logits {r['logits']:.2e}  loss {r['loss']:.2e}  "
+              f"grad {r['grad']:.2e} ({worst})" + (f"  ~0-grad x{len(zeros)} {r['zero_grad']:.1e}" if zeros else "")
+              + f"  adamw losses {r['steps']:.2e}"
+              f"  [{ref['losses'][0]:.4f} -> {ref['losses'][-1]:.4f}]")
+        if label != "f32":
+            continue
+        if len(ours["losses"]) != STEPS + 1:
+            failures.append(f"{len(ours['losses'])} losses, expected {STEPS + 1}")
+        for key, tol in (("logits", TOL_LOGITS), ("loss", TOL_LOSS), ("grad", TOL_GRAD), ("zero_grad", TOL_GRAD),
+                         ("steps", TOL_STEP)):
+            if not r[key] <= tol:  # also catches NaN
+                failures.append(f"{key} rel err {r[key]:.3e} > {tol:g}" + (f" ({worst})" if key == "grad" else ""))
+        if not ref["losses"][-1] < ref["losses"][0]:
+            failures.append("the twin's loss did not fall over the AdamW steps: the check is vacuous")
+    return failures
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        print(__doc__)
+        return 2
+    llm0 = os.path.abspath(args[0])
+    keep = args[args.index("--keep") + 1] if "--keep" in args else None
+    torch.set_num_threads(1)
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="llm0_peer_") as tmp:
+        work = keep or tmp
+        bad = {}
+        for i, (name, overrides) in enumerate(CONFIGS.items()):
+            f = run_config(llm0, name, overrides, work, seed=100 + i)
+            if f:
+                bad[name] = f
+    print(f"peer_torch_twin: {len(CONFIGS)} configs in {time.time() - t0:.1f} s")
+    for name, f in bad.items():
+        for msg in f:
+            print(f"FAIL {name}: {msg}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
