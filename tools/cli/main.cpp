@@ -27,6 +27,7 @@ void register_tokenizer(CLI::App& app);
 void register_generate(CLI::App& app);
 void register_export(CLI::App& app);
 void register_check(CLI::App& app);
+void register_bench(CLI::App& app);
 
 }  // namespace llm0::cli
 
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_generate(app);
   llm0::cli::register_export(app);
   llm0::cli::register_check(app);
+  llm0::cli::register_bench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,40 @@
+// The ledger and the engine agree (DESIGN.md "The layer interface"): for the same config and
+// length, the bytes the engine's cache really holds (float32) equal what `llm0 kv` computes from
+// the config.json with --dtype fp32 --context L — for MHA, GQA and MQA, and for the default
+// preset at its full context.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "ledger/kv_ledger.h"
+#include "model/init.h"
+#include "model_fixtures.h"
+
+using namespace llm0;
+using namespace llm0::testing_fixtures;
+
+namespace {
+void expect_ledger_equals_engine(const ModelConfig& c, int L) {
+  Model m(c);
+  init_weights(m, 1);
+  ModelCache cache = m.new_cache();
+  std::vector<int> tokens((size_t)L);
+  for (int t = 0; t < L; ++t) tokens[(size_t)t] = (t * 7) % c.vocab_size;
+  std::vector<float> logits((size_t)c.vocab_size);
+  m.forward_cached(tokens.data(), L, cache, logits.data(), /*last_only=*/true);
+  KvOptions opt;
+  opt.dtype = KvDtype::kFp32, opt.context = L;
+  const KvLedger k = kv_ledger(c.to_json(), opt);
+  EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_at_context) << "Hkv=" << c.num_key_value_heads;
+  EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_per_token * (uint64_t)L);
+}
+}  // namespace
+
+TEST(KvLedgerEngine, CacheBytesEqualTheLedgerForEveryAttentionKind) {
+  for (Heads h : {Heads::MHA, Heads::GQA, Heads::MQA})
+    expect_ledger_equals_engine(tiny_config(h, PositionKind::Rope, 1.0, false), 37);
+}
+
+TEST(KvLedgerEngine, DefaultPresetAtFullContext) {
+  expect_ledger_equals_engine(ModelConfig::from_file(LLM0_SOURCE_DIR "/configs/llm0-small.json"), 256);
+}

@@ -1,0 +1,217 @@
+// `llm0 bench train|generate`: like-for-like speed figures for the peer comparison
+// (scripts/bench_peers.sh, docs/performance.md).
+//   bench train --config C.json [--batch-size 8 --seq-len 256 --steps N --warmup 1]
+//     full training steps (zero_grad, forward, backward, AdamW) on synthetic tokens from random
+//     weights: tokens/s, achieved GFLOP/s by the PaLM formula (ledger/flops.h) and the measured
+//     sgemm ceiling (ledger/sgemm_peak.h), whose ratio is the model FLOPs utilisation (MFU).
+//   bench generate --model DIR | --config C.json [--prompt-tokens 64 --gen-tokens 128]
+//     prefill of a P-token prompt and decode of G tokens with the KV cache (Model::forward_cached),
+//     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
+//     warm-up. Reports the weight bytes read per decoded token and the decode bound from a
+//     measured memory-read bandwidth (bytes/s ÷ bytes per token).
+// --json prints one JSON object on stdout instead of the text lines.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+#include "core/check.h"
+#include "core/threads.h"
+#include "io/checkpoint.h"
+#include "ledger/flops.h"
+#include "ledger/sgemm_peak.h"
+#include "model/init.h"
+#include "model/model.h"
+#include "train/adamw.h"
+
+namespace llm0::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Bytes/s read by a vectorised sum over a 256 MiB float array (far beyond the caches), best of
+/// `repeats`, with the current thread setting.
+double read_bandwidth(int repeats) {
+  const size_t n = (size_t)64 << 20;
+  std::vector<float> a(n, 1.0f);
+  double best = 1e30;
+  volatile float sink = 0;
+  for (int r = 0; r <= repeats; ++r) {  // r = 0 faults the pages in and warms the threads up
+    const auto t0 = Clock::now();
+    float s = 0;
+#pragma omp parallel for simd reduction(+ : s) schedule(static)
+    for (size_t i = 0; i < n; ++i) s += a[i];
+    if (r > 0) best = std::min(best, seconds_since(t0));
+    sink = sink + s;
+  }
+  return (double)n * sizeof(float) / best;
+}
+
+/// Prints `j` as one JSON line, or its fields as "key: value" lines.
+void emit(const nlohmann::json& j, bool as_json) {
+  if (as_json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it)
+    std::printf("%-28s %s\n", (it.key() + ":").c_str(), it.value().dump().c_str());
+}
+
+struct TrainBenchArgs {
+  std::string config;
+  int batch = 8, seq = 256, steps = 5, warmup = 1, sgemm_n = 2048;
+  bool json = false;
+};
+
+/// Times `steps` full training steps after `warmup` untimed ones; prints the figures.
+void run_bench_train(const TrainBenchArgs& a) {
+  const ModelConfig cfg = ModelConfig::from_file(a.config);
+  LLM0_CHECK(a.seq <= cfg.max_position_embeddings, "--seq-len {} > max_position_embeddings {} of {}",
+             a.seq, cfg.max_position_embeddings, a.config);
+  Model model(cfg);
+  init_weights(model, 1);
+  AdamW opt(model.params());
+  const size_t n = (size_t)a.batch * a.seq;
+  std::vector<int> tokens(n), targets(n);
+  std::mt19937 rng(1234);
+  std::uniform_int_distribution<int> pick(0, cfg.vocab_size - 1);
+  for (size_t i = 0; i < n; ++i) tokens[i] = pick(rng), targets[i] = pick(rng);
+  double loss = 0;
+  auto step = [&] {
+    model.params().zero_grad();
+    long count = 0;
+    loss = model.forward(tokens.data(), targets.data(), a.batch, a.seq, &count) / (double)count;
+    model.backward(1.0f / (float)count);
+    opt.step(model.params(), 1e-4);
+  };
+  for (int i = 0; i < a.warmup; ++i) step();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < a.steps; ++i) step();
+  const double secs = seconds_since(t0);
+  const double tok_s = (double)n * a.steps / secs;
+  const double gflops = tok_s * train_flops_per_token(cfg, a.seq) / 1e9;
+  nlohmann::json j = {{"engine", "llm0"}, {"bench", "train"}, {"config", a.config},
+                      {"threads", num_threads()}, {"batch_size", a.batch}, {"seq_len", a.seq},
+                      {"steps", a.steps}, {"num_parameters", model.num_parameters()},
+                      {"matmul_parameters", matmul_parameters(cfg)},
+                      {"seconds_per_step", secs / a.steps}, {"tokens_per_s", tok_s},
+                      {"gflops", gflops}, {"last_loss", loss}};
+  if (a.sgemm_n > 0) {
+    const double peak = measure_sgemm_gflops(a.sgemm_n, 3);
+    j["sgemm_n"] = a.sgemm_n;
+    j["sgemm_gflops"] = peak;
+    j["mfu"] = gflops / peak;
+  }
+  emit(j, a.json);
+}
+
+struct GenBenchArgs {
+  std::string model, config;
+  int prompt_tokens = 64, gen_tokens = 128, repeats = 3;
+  bool json = false;
+};
+
+/// Mean tokens/s of `repeats` runs of `fn` (which processes `tokens` tokens) after one warm-up.
+template <class F>
+double mean_rate(int repeats, int tokens, F fn) {
+  fn();
+  double total = 0;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    fn();
+    total += tokens / seconds_since(t0);
+  }
+  return total / repeats;
+}
+
+/// Prefill (ppP) and decode (tgG) tokens/s from an empty cache, as llama-bench times them.
+void run_bench_generate(const GenBenchArgs& a) {
+  LLM0_CHECK(a.model.empty() != a.config.empty(), "give exactly one of --model DIR or --config C.json");
+  std::unique_ptr<Model> model;
+  if (!a.model.empty()) {
+    model = load_model(resolve_checkpoint_dir(a.model));
+  } else {
+    model = std::make_unique<Model>(ModelConfig::from_file(a.config));
+    init_weights(*model, 1);
+  }
+  const ModelConfig& cfg = model->config();
+  const int P = a.prompt_tokens, G = a.gen_tokens, V = cfg.vocab_size;
+  LLM0_CHECK(std::max(P, G) <= cfg.max_position_embeddings,
+             "--prompt-tokens {} / --gen-tokens {} exceed max_position_embeddings {}", P, G,
+             cfg.max_position_embeddings);
+  std::vector<int> prompt((size_t)P);
+  for (int i = 0; i < P; ++i) prompt[(size_t)i] = (i * 37 + 11) % V;
+  std::vector<float> logits((size_t)V);
+  ModelCache cache = model->new_cache(std::max(P, G));
+  const double pp = mean_rate(a.repeats, P, [&] {
+    cache.reset();
+    model->forward_cached(prompt.data(), P, cache, logits.data(), /*last_only=*/true);
+  });
+  const double tg = mean_rate(a.repeats, G, [&] {
+    cache.reset();
+    int tok = 1;
+    for (int i = 0; i < G; ++i) {
+      model->forward_cached(&tok, 1, cache, logits.data(), true);
+      tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    }
+  });
+  // Every weight but the untied input embedding table (one row per token) is read per token.
+  const double embed = cfg.tie_word_embeddings ? 0.0 : (double)V * cfg.hidden_size;
+  const double weight_bytes = 4.0 * ((double)model->num_parameters() - embed);
+  const double bw = read_bandwidth(5);
+  nlohmann::json j = {{"engine", "llm0"}, {"bench", "generate"},
+                      {"model", a.model.empty() ? a.config : a.model}, {"threads", num_threads()},
+                      {"prompt_tokens", P}, {"gen_tokens", G}, {"repeats", a.repeats},
+                      {"num_parameters", model->num_parameters()},
+                      {"prefill_tokens_per_s", pp}, {"decode_tokens_per_s", tg},
+                      {"weight_bytes_per_token", weight_bytes},
+                      {"decode_bytes_per_s", tg * weight_bytes}, {"read_bytes_per_s", bw},
+                      {"decode_bound_tokens_per_s", bw / weight_bytes},
+                      {"fraction_of_bound", tg * weight_bytes / bw}};
+  emit(j, a.json);
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  auto* bench = app.add_subcommand("bench", "Speed figures: training tokens/s and MFU; prefill/decode tokens/s");
+  bench->require_subcommand(1);
+
+  auto* tr = bench->add_subcommand("train", "Training tokens/s (forward+backward+AdamW) and MFU vs sgemm");
+  static TrainBenchArgs t;
+  tr->add_option("--config", t.config, "Model config.json (random init)")->required();
+  tr->add_option("--batch-size", t.batch, "Sequences per step")->check(CLI::PositiveNumber);
+  tr->add_option("--seq-len", t.seq, "Tokens per sequence")->check(CLI::PositiveNumber);
+  tr->add_option("--steps", t.steps, "Timed steps")->check(CLI::PositiveNumber);
+  tr->add_option("--warmup", t.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
+  tr->add_option("--sgemm-n", t.sgemm_n, "Size of the square sgemm for the ceiling (0 = skip)")
+      ->check(CLI::NonNegativeNumber);
+  tr->add_flag("--json", t.json, "One JSON object on stdout");
+  add_threads_option(tr);
+  tr->callback([] { run_bench_train(t); });
+
+  auto* gen = bench->add_subcommand("generate", "Prefill and decode tokens/s with the KV cache");
+  static GenBenchArgs g;
+  gen->add_option("--model", g.model, "Checkpoint directory");
+  gen->add_option("--config", g.config, "Model config.json (random init instead of --model)");
+  gen->add_option("--prompt-tokens", g.prompt_tokens, "Prompt length (ppP)")->check(CLI::PositiveNumber);
+  gen->add_option("--gen-tokens", g.gen_tokens, "Decoded tokens (tgG)")->check(CLI::PositiveNumber);
+  gen->add_option("--repeats", g.repeats, "Timed repetitions (after one warm-up)")
+      ->check(CLI::PositiveNumber);
+  gen->add_flag("--json", g.json, "One JSON object on stdout");
+  add_threads_option(gen);
+  gen->callback([] { run_bench_generate(g); });
+}
+
+}  // namespace llm0::cli
