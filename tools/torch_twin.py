@@ -13,6 +13,10 @@ ignored), and writes to OUT:
   grads.safetensors   F32 gradient of the mean loss for every parameter (HF names)
   losses.json         {"loss": L0, "count": n, "losses": [L0, L1, ..., LN]}: Li is the loss after
                       i AdamW steps (betas 0.9/0.95, eps 1e-8, weight decay on params with >= 2 dims)
+  /usr/bin/python3 tools/torch_twin.py --bench-train --config C.json [--batch-size 8 --seq-len 256
+      --steps N --warmup 1 --threads T]
+times training steps (forward, backward, AdamW) of a random-init model on random tokens and
+prints one JSON line with tokens/s (run with OMP_WAIT_POLICY=PASSIVE; scripts/bench_peers.sh).
 The same file can be imported: build_model / run_twin / read_safetensors / write_safetensors.
 """
 import argparse
@@ -285,7 +289,61 @@ def _load_ids(path):
     return np.load(path)
 
 
+# ---- training speed (scripts/bench_peers.sh): --bench-train ----
+
+def bench_train(argv):
+    """Times full training steps (zero_grad, forward, backward, AdamW) of a random-init model of
+    a config on random tokens; prints one JSON line with tokens/s."""
+    import time
+    ap = argparse.ArgumentParser(prog="torch_twin.py --bench-train")
+    ap.add_argument("--bench-train", action="store_true")
+    ap.add_argument("--config", required=True, help="model config.json")
+    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--seq-len", type=int, default=256)
+    ap.add_argument("--steps", type=int, default=5, help="timed steps")
+    ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    a = ap.parse_args(argv)
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
+    cfg = load_config(a.config)
+    rng = np.random.default_rng(1)
+    weights = {n: (rng.standard_normal(shape, dtype=np.float32) * 0.02 if len(shape) >= 2
+                   else np.ones(shape, dtype=np.float32))
+               for n, shape in param_shapes(cfg).items()}
+    twin = Twin(cfg, weights)
+    opt = twin.optimizer(1e-4, 0.1)
+    g = torch.Generator().manual_seed(1234)
+    shape = (a.batch_size, a.seq_len)
+    tok = torch.randint(0, cfg["vocab_size"], shape, generator=g)
+    tgt = torch.randint(0, cfg["vocab_size"], shape, generator=g)
+
+    def step():
+        opt.zero_grad(set_to_none=False)
+        loss, _, _ = twin.loss(tok, tgt)
+        loss.backward()
+        opt.step()
+        return float(loss)
+
+    for _ in range(a.warmup):
+        step()
+    t0 = time.perf_counter()
+    for _ in range(a.steps):
+        loss = step()
+    secs = time.perf_counter() - t0
+    n = a.batch_size * a.seq_len
+    print(json.dumps({"engine": "pytorch", "bench": "train", "config": a.config,
+                      "threads": torch.get_num_threads(), "batch_size": a.batch_size,
+                      "seq_len": a.seq_len, "steps": a.steps,
+                      "num_parameters": sum(t.numel() for t in twin.params.values()),
+                      "seconds_per_step": secs / a.steps, "tokens_per_s": n * a.steps / secs,
+                      "last_loss": loss, "torch": torch.__version__}))
+    return 0
+
+
 def main(argv=None):
+    if "--bench-train" in (sys.argv[1:] if argv is None else argv):
+        return bench_train(sys.argv[1:] if argv is None else argv)
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", required=True, help="checkpoint directory (config.json + model.safetensors)")
     ap.add_argument("--tokens", required=True, help="token ids [B, T]: .npy or .json")
