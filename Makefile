@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
 
-.PHONY: all setup build test test-asan run bench clean
+.PHONY: all setup build test test-asan run bench bench-peers clean
 
 all: build
 
@@ -30,6 +30,10 @@ run: build
 
 bench: build
 	@scripts/bench.sh
+
+# llm0 vs PyTorch (training) and llama.cpp's llama-bench (prefill/decode); docs/performance.md.
+bench-peers: build
+	@BUILD=$(BUILD) scripts/bench_peers.sh
 
 clean:
 	rm -rf $(BUILD) build-asan

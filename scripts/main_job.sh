@@ -10,6 +10,10 @@ RUN=${RUN:-runs/small}
 MINUTES=${MINUTES:-10}
 THREADS=${THREADS:-0}
 [ -f runs/corpus/train.jsonl ] || $LLM0 data --source fortunes-zh --output runs/corpus
+if [ -d "$RUN/checkpoint" ]; then  # keep the previous run instead of overwriting it
+  rm -rf "$RUN.previous" && mv "$RUN" "$RUN.previous"
+  echo "(the previous run was moved to $RUN.previous)"
+fi
 $LLM0 train --config configs/llm0-small.json --data runs/corpus --out "$RUN" \
   --time-limit-minutes "$MINUTES" --threads "$THREADS"
 echo

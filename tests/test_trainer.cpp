@@ -165,3 +165,16 @@ TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{ not json");
   EXPECT_FALSE(fs::exists(out));
 }
+
+TEST(Trainer, RefusesToOverwriteARunWithoutResumeOrOverwrite) {
+  Fixture f;
+  const std::string run = tmp("keep");
+  TrainOptions o = tiny_options(f, run);
+  o.max_steps = 1;
+  Trainer(o).run();
+  const auto before = fs::last_write_time(run + "/checkpoint/model.safetensors");
+  EXPECT_THROW(Trainer t(o), llm0::Error);
+  EXPECT_EQ(fs::last_write_time(run + "/checkpoint/model.safetensors"), before);
+  o.overwrite = true;
+  EXPECT_NO_THROW(Trainer(o).run());
+}

@@ -1,7 +1,9 @@
 // config.json <-> ModelConfig. See config.h.
 #include "model/config.h"
 
+#include <filesystem>
 #include <fstream>
+#include <type_traits>
 
 #include "core/check.h"
 
@@ -12,6 +14,13 @@ namespace {
 template <class T>
 T get_field(const nlohmann::json& j, const char* key, const std::string& src) {
   LLM0_CHECK(j.contains(key) && !j[key].is_null(), "{}: missing required field \"{}\"", src, key);
+  if constexpr (std::is_same_v<T, int>) {  // integers: no silent truncation or wrap-around
+    const nlohmann::json& v = j[key];
+    LLM0_CHECK(v.is_number_integer(), "{}: field \"{}\" must be an integer, got {}", src, key, v.dump());
+    LLM0_CHECK(v.is_number_unsigned() ? v.get<uint64_t>() <= 2147483647ULL
+                                      : v.get<int64_t>() >= -2147483648LL && v.get<int64_t>() <= 2147483647LL,
+               "{}: field \"{}\"={} is out of the 32-bit integer range", src, key, v.dump());
+  }
   try {
     return j[key].get<T>();
   } catch (const nlohmann::json::exception& e) {
@@ -40,10 +49,7 @@ const char* position_name(PositionKind p) {
 
 }  // namespace
 
-int ModelConfig::rotary_dim() const {
-  const int r = static_cast<int>(head_dim * partial_rotary_factor);
-  return r - (r % 2);
-}
+int ModelConfig::rotary_dim() const { return static_cast<int>(head_dim * partial_rotary_factor); }
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& src) {
   LLM0_CHECK(j.is_object(), "{}: config must be a JSON object", src);
@@ -110,9 +116,10 @@ void ModelConfig::validate(const std::string& src) const {
     LLM0_CHECK(rope_theta > 0, "{}: rope_theta={} must be > 0", src, rope_theta);
     LLM0_CHECK(partial_rotary_factor > 0 && partial_rotary_factor <= 1,
                "{}: partial_rotary_factor={} must be in (0, 1]", src, partial_rotary_factor);
-    LLM0_CHECK(rotary_dim() >= 2 && rotary_dim() <= 1024,
-               "{}: rotary dims head_dim*partial_rotary_factor={} must be in [2, 1024]", src,
-               rotary_dim());
+    LLM0_CHECK(rotary_dim() >= 2 && rotary_dim() <= 1024 && rotary_dim() % 2 == 0,
+               "{}: rotary dims int(head_dim*partial_rotary_factor)={} must be even and in [2, 1024]"
+               " (head_dim={}, partial_rotary_factor={})", src, rotary_dim(), head_dim,
+               partial_rotary_factor);
   }
 }
 
@@ -148,6 +155,7 @@ nlohmann::json ModelConfig::to_json() const {
 }
 
 ModelConfig ModelConfig::from_file(const std::string& path) {
+  LLM0_CHECK(std::filesystem::is_regular_file(path), "config file {} does not exist or is not a file", path);
   std::ifstream in(path);
   LLM0_CHECK(in.good(), "cannot open config file {}", path);
   nlohmann::json j;

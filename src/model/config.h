@@ -42,7 +42,7 @@ struct ModelConfig {
 
   MlpKind mlp() const { return hidden_act == "silu" ? MlpKind::SwiGLU : MlpKind::Gelu; }
   bool gelu_tanh() const { return hidden_act != "gelu"; }
-  /// R = head_dim × partial_rotary_factor, rounded down to even (HF's int(head_dim * factor)).
+  /// R = int(head_dim × partial_rotary_factor) (HF's rule); validate() requires it even.
   int rotary_dim() const;
 
   /// Parses and validates. `source` names the file in error messages.

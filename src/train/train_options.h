@@ -28,6 +28,7 @@ struct TrainOptions {
                            // the schedule: train in sessions with --resume (0 = off)
   uint64_t seed = 1337;    // init weights and batch sampling
   bool quiet = false;      // no progress lines (tests)
+  bool overwrite = false;  // allow a fresh run in a directory that already holds one
 };
 
 /// What a finished run reports.

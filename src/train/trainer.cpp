@@ -95,8 +95,9 @@ void TrainerImpl::save_checkpoint_now() {
 TrainSummary TrainerImpl::run() {
   start_ = std::chrono::steady_clock::now();
   first_step_ = state_.step;
-  // A schedule shorter than the warmup warms up over its whole length.
-  const LrSchedule sched{o_.lr, o_.min_lr, std::min(o_.warmup_steps, state_.total_steps), state_.total_steps};
+  // Warmup is at most a tenth of the schedule, so a short (time-budgeted) run still decays.
+  const int warmup = std::min(o_.warmup_steps, std::max(1, state_.total_steps / 10));
+  const LrSchedule sched{o_.lr, o_.min_lr, warmup, state_.total_steps};
   double loss = 0, tokens_at_start = state_.tokens_seen, val = NAN;
   double window_t = seconds(), window_tok = state_.tokens_seen;
   while (state_.step < state_.total_steps) {

@@ -67,7 +67,13 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
                    state_.grad_accum == o_.grad_accum,
                "--resume: the checkpoint was trained with batch_size={} seq_len={} grad_accum={}; "
                "pass the same values", state_.batch_size, state_.seq_len, state_.grad_accum);
-    if (o_.max_steps > 0) state_.total_steps = std::max(o_.max_steps, state_.step);
+    LLM0_CHECK(o_.max_steps == 0 || o_.max_steps > state_.step,
+               "--resume: the checkpoint is already at step {}; --max-steps {} leaves nothing to do",
+               state_.step, o_.max_steps);
+    if (o_.max_steps > 0) state_.total_steps = o_.max_steps;
+    if (!o_.config.empty() && !o_.quiet)
+      std::printf("note: --resume uses the checkpoint's own config.json; --config %s is ignored\n",
+                  o_.config.c_str());
     return;
   }
   LLM0_CHECK(!o_.config.empty(), "--config is required (or --resume)");
@@ -126,6 +132,10 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
 }
 
 void TrainerImpl::check_output_dir() const {
+  // Never discard a run by accident: starting fresh in a directory that holds one is an error.
+  LLM0_CHECK(!o_.resume.empty() || o_.overwrite || !fs::exists(o_.out + "/checkpoint"),
+             "{} already holds a training run: continue it with --resume {}, or pass --overwrite "
+             "to start over (its checkpoint and metrics will be replaced)", o_.out, o_.out);
   std::error_code ec;
   fs::create_directories(o_.out, ec);
   const std::string probe = o_.out + "/.llm0-write-test";

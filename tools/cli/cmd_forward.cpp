@@ -42,7 +42,7 @@ void register_forward(CLI::App& app) {
   add_threads_option(cmd);
   cmd->callback([] {
     const std::vector<int> ids = parse_ids(tokens);
-    auto model = load_model(model_dir);
+    auto model = load_model(resolve_checkpoint_dir(model_dir));
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
       LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);

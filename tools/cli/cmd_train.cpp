@@ -33,6 +33,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--stop-after", o.stop_after, "Stop after N steps of this run, keeping the schedule (continue with --resume)")->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
+  cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
   add_threads_option(cmd);
   cmd->callback([] {
     Trainer trainer(o);
