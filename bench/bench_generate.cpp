@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/threads.h"
+#include "ledger/read_bandwidth.h"
 #include "model/init.h"
 #include "model/model.h"
 
@@ -33,23 +34,9 @@ Model& model_for(int which) {
 }
 }  // namespace
 
-// Bytes per second read by a vectorised sum over a 256 MiB float array (far beyond the caches).
 double read_bandwidth(int threads, int repeats) {
   set_num_threads(threads);
-  const size_t n = (size_t)64 << 20;
-  std::vector<float> a(n, 1.0f);
-  double best = 1e30;
-  float sum = 0;
-  for (int r = 0; r < repeats; ++r) {
-    const double t0 = omp_get_wtime();
-    float s = 0;
-#pragma omp parallel for simd reduction(+ : s) schedule(static)
-    for (size_t i = 0; i < n; ++i) s += a[i];
-    best = std::min(best, omp_get_wtime() - t0);
-    sum += s;
-  }
-  benchmark::DoNotOptimize(sum);
-  return (double)n * 4 / best;
+  return measure_read_bandwidth(repeats);
 }
 
 static void BM_MemoryRead(benchmark::State& st) {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "ledger/read_bandwidth.h"
 #include "core/check.h"
 #include "core/threads.h"
 #include "io/checkpoint.h"
@@ -38,33 +39,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-/// Bytes/s read by a vectorised sum over a 256 MiB float array (far beyond the caches), best of
-/// `repeats`, with the current thread setting. 64 independent partial sums per thread (the
-/// compiler keeps them in vector registers): one running sum would be bound by the latency of
-/// the add, not by memory.
-double read_bandwidth(int repeats) {
-  constexpr size_t kLanes = 64;
-  const size_t n = (size_t)64 << 20, blocks = n / kLanes;
-  std::vector<float> a(n, 1.0f);
-  double best = 1e30;
-  volatile float sink = 0;
-  for (int r = 0; r <= repeats; ++r) {  // r = 0 faults the pages in and warms the threads up
-    const auto t0 = Clock::now();
-    float s = 0;
-#pragma omp parallel reduction(+ : s)
-    {
-      float acc[kLanes] = {};
-#pragma omp for schedule(static)
-      for (size_t b = 0; b < blocks; ++b)
-        for (size_t k = 0; k < kLanes; ++k) acc[k] += a[b * kLanes + k];
-      for (size_t k = 0; k < kLanes; ++k) s += acc[k];
-    }
-    if (r > 0) best = std::min(best, seconds_since(t0));
-    sink = sink + s;
-  }
-  return (double)n * sizeof(float) / best;
 }
 
 /// Prints `j` as one JSON line, or its fields as "key: value" lines.
@@ -178,7 +152,7 @@ void run_bench_generate(const GenBenchArgs& a) {
   // Every weight but the untied input embedding table (one row per token) is read per token.
   const double embed = cfg.tie_word_embeddings ? 0.0 : (double)V * cfg.hidden_size;
   const double weight_bytes = 4.0 * ((double)model->num_parameters() - embed);
-  const double bw = read_bandwidth(5);
+  const double bw = measure_read_bandwidth(5);
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "generate"},
                       {"model", a.model.empty() ? a.config : a.model}, {"threads", num_threads()},
                       {"prompt_tokens", P}, {"gen_tokens", G}, {"repeats", a.repeats},
