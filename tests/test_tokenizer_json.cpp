@@ -113,7 +113,7 @@ TEST_F(TokenizerJson, MalformedFilesRaiseErrorsNamingTheField) {
   const std::string garbage = path("garbage.json");
   std::ofstream(garbage) << "{ \"model\": ";
   expect_load_error(garbage, "not valid JSON");
-  expect_load_error(path("missing.json"), "cannot open");
+  expect_load_error(path("missing.json"), "does not exist");
   expect_load_error(edited("nomodel.json", [](json& j) { j.erase("model"); }), "'model'");
   expect_load_error(edited("type.json", [](json& j) { j["model"]["type"] = "WordPiece"; }),
                     "model.type");

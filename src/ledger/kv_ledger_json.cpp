@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "core/check.h"
+#include "core/json_file.h"
 #include "ledger/kv_ledger.h"
 
 namespace llm0 {
@@ -61,14 +62,7 @@ KvAs parse_kv_as(std::string_view text) {
 }
 
 KvLedger kv_ledger_from_file(const std::string& path, const KvOptions& opt) {
-  std::ifstream in(path);
-  LLM0_CHECK(in.good(), "{}: cannot open the config file", path);
-  json config;
-  try {
-    config = json::parse(in);
-  } catch (const json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
-  }
+  const json config = read_json_file(path, "config file");
   return kv_ledger(config, opt, path);
 }
 

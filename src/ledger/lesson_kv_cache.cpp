@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "core/check.h"
+#include "core/json_file.h"
 #include "ledger/lesson_svg.h"
 #include "model/init.h"
 
@@ -158,14 +159,7 @@ KvCacheLesson run_kv_cache_lesson(Model& m, const KvLessonOptions& o, const std:
 }
 
 std::unique_ptr<Model> lesson_model_from_config(const std::string& path, uint64_t seed) {
-  std::ifstream in(path);
-  LLM0_CHECK(in.good(), "model config file \"{}\" not found or not readable", path);
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
-  }
+  const json j = read_json_file(path, "model config file");
   auto model = std::make_unique<Model>(ModelConfig::from_json(j, path));
   init_weights(*model, seed);
   double range = 0.02;  // init_weights' standard deviation

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "core/check.h"
+#include "core/json_file.h"
 #include "ledger/kv_config.h"
 #include "ledger/lesson_svg.h"
 
@@ -24,15 +25,7 @@ ShapeStep product(std::string name, std::string formula, std::vector<int64_t> le
   return s;
 }
 
-json read_config(const std::string& path) {
-  std::ifstream in(path);
-  LLM0_CHECK(in.good(), "config file \"{}\" not found or not readable", path);
-  try {
-    return json::parse(in);
-  } catch (const json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
-  }
-}
+json read_config(const std::string& path) { return read_json_file(path, "config file"); }
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/check.h"
+#include "core/json_file.h"
 
 namespace llm0::lesson {
 
@@ -132,14 +133,7 @@ TeachingWorld world_from_json(const json& j, const std::string& source) {
 }
 
 TeachingWorld load_world(const std::string& path) {
-  std::ifstream in(path);
-  LLM0_CHECK(in.good(), "teaching world file \"{}\" not found or not readable", path);
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
-  }
+  const json j = read_json_file(path, "teaching world file");
   return world_from_json(j, path);
 }
 

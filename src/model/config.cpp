@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/check.h"
+#include "core/json_file.h"
 
 namespace llm0 {
 
@@ -155,15 +156,7 @@ nlohmann::json ModelConfig::to_json() const {
 }
 
 ModelConfig ModelConfig::from_file(const std::string& path) {
-  LLM0_CHECK(std::filesystem::is_regular_file(path), "config file {} does not exist or is not a file", path);
-  std::ifstream in(path);
-  LLM0_CHECK(in.good(), "cannot open config file {}", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON ({})", path, e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "config file");
   return from_json(j, path);
 }
 

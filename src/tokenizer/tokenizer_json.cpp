@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "core/json_file.h"
 #include "io/atomic_file.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/pretokenize.h"
@@ -39,16 +40,7 @@ ordered_json model_json(const std::vector<std::string>& tokens, const std::vecto
 }
 
 // Reads JSON from `path`, naming the file in every error.
-json read_json(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  LLM0_CHECK(f.good(), "{}: cannot open tokenizer file", path);
-  try {
-    return json::parse(f);
-  } catch (const json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON: {}", path, e.what());
-  }
-  return {};  // unreachable
-}
+json read_json(const std::string& path) { return read_json_file(path, "tokenizer file"); }
 
 // "Ġa b" / ["Ġa", "b"] -> the two byte-level strings of merge `i`.
 std::pair<std::string, std::string> merge_parts(const json& m, const std::string& path, size_t i) {

@@ -1,0 +1,15 @@
+// Reading a JSON file with errors that name it (config.json, tokenizer.json, worlds, indexes).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace llm0 {
+
+/// Parses the JSON file at `path`. `what` describes it in errors ("model config file").
+/// Throws llm0::Error naming the path when it is missing, not a regular file (e.g. a
+/// directory), unreadable, or not valid JSON (with the parser's position).
+nlohmann::json read_json_file(const std::string& path, std::string_view what = "JSON file");
+
+}  // namespace llm0
