@@ -98,6 +98,10 @@ void check_range(HeadLesson& hl, int T, int D) {
         hi = std::max(hi, hl.values[(size_t)j * D + i]);
       }
       const double o = hl.outputs[(size_t)t * D + i];
+      if (!std::isfinite(o)) {  // overflowed scores: no claim about the range can hold
+        hl.max_outside = std::numeric_limits<double>::infinity();
+        continue;
+      }
       hl.max_outside = std::max({hl.max_outside, lo - o, o - hi});
     }
   // float32 rounding of Σ w v may step outside by a few ulps of the range
