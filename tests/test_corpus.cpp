@@ -216,7 +216,7 @@ TEST(Corpus, Utf8CharCount) {
 }
 
 TEST(Corpus, DataCommandWritesBothSplits) {
-  if (!fs::exists(LLM0_CLI)) GTEST_SKIP() << "llm0 program not built: " << LLM0_CLI;
+  ASSERT_TRUE(fs::exists(LLM0_CLI)) << "llm0 program not built: " << LLM0_CLI;
   TempDir dir;
   std::string text;
   for (int i = 0; i < 200; ++i) text += "文档 " + std::to_string(i) + "\n第二行\n\n";

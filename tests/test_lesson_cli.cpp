@@ -41,7 +41,7 @@ Result run(const std::string& args, bool merge_stderr = false, const std::string
 class LessonCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!fs::exists(LLM0_CLI)) GTEST_SKIP() << "llm0 program not built: " << LLM0_CLI;
+    ASSERT_TRUE(fs::exists(LLM0_CLI)) << "llm0 program not built: " << LLM0_CLI;
     dir_ = fs::temp_directory_path() / ("llm0_lesson_cli_" + std::to_string(::getpid()));
     fs::create_directories(dir_);
   }

@@ -48,6 +48,14 @@ TrainOptions tiny_options(const Fixture& f, const std::string& out) {
   return o;
 }
 
+// A short finished run in `run` (its checkpoint is what the tests below poke at).
+TrainOptions short_run(const Fixture& f, const std::string& run, int steps) {
+  TrainOptions o = tiny_options(f, run);
+  o.max_steps = steps;
+  Trainer(o).run();
+  return o;
+}
+
 std::map<int, double> losses(const std::string& run) {
   std::map<int, double> m;
   std::ifstream in(run + "/metrics.jsonl");
@@ -95,9 +103,7 @@ TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
 TEST(Trainer, InterruptedCheckpointWriteLeavesThePreviousIntact) {
   Fixture f;
   const std::string run = tmp("interrupt");
-  TrainOptions o = tiny_options(f, run);
-  o.max_steps = 2;
-  Trainer(o).run();
+  short_run(f, run, 2);
   const std::string ckpt = run + "/checkpoint";
   const auto before = fs::file_size(ckpt + "/model.safetensors");
   {
@@ -154,9 +160,7 @@ TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {
   expect_error(o, "not writable");
   // Corrupt checkpoint on --resume: error, and the checkpoint is left as it was.
   const std::string run = tmp("corrupt");
-  TrainOptions ok = tiny_options(f, run);
-  ok.max_steps = 1;
-  Trainer(ok).run();
+  short_run(f, run, 1);
   std::ofstream(run + "/checkpoint/trainer_state.json") << "{ not json";
   TrainOptions r = tiny_options(f, run);
   r.resume = run;
@@ -169,9 +173,7 @@ TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {
 TEST(Trainer, RefusesToOverwriteARunWithoutResumeOrOverwrite) {
   Fixture f;
   const std::string run = tmp("keep");
-  TrainOptions o = tiny_options(f, run);
-  o.max_steps = 1;
-  Trainer(o).run();
+  TrainOptions o = short_run(f, run, 1);
   const auto before = fs::last_write_time(run + "/checkpoint/model.safetensors");
   EXPECT_THROW(Trainer t(o), llm0::Error);
   EXPECT_EQ(fs::last_write_time(run + "/checkpoint/model.safetensors"), before);
