@@ -1,6 +1,8 @@
 // Tensor storage: aligned allocation and views. See tensor.h.
 #include "core/tensor.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -18,9 +20,17 @@ std::string Shape::str() const {
 void AlignedFree::operator()(float* p) const { std::free(p); }
 
 AlignedBuffer aligned_zeros(size_t n) {
-  const size_t bytes = ((n * sizeof(float) + 63) / 64) * 64;
-  void* p = bytes ? std::aligned_alloc(64, bytes) : nullptr;
+  // Buffers of 2 MiB or more (weights, gradients, optimizer moments, activations) are aligned to
+  // 2 MiB and offered to the kernel as transparent huge pages: one TLB entry per 2 MiB instead of
+  // 512, which lets a decode step stream its weights ~1.4× faster (docs/performance.md).
+  constexpr size_t kHuge = (size_t)2 << 20;
+  const size_t align = n * sizeof(float) >= kHuge ? kHuge : 64;
+  const size_t bytes = (n * sizeof(float) + align - 1) / align * align;
+  void* p = bytes ? std::aligned_alloc(align, bytes) : nullptr;
   LLM0_CHECK(bytes == 0 || p != nullptr, "out of memory allocating {} bytes", bytes);
+#ifdef MADV_HUGEPAGE
+  if (p && align == kHuge) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure is harmless
+#endif
   if (p) std::memset(p, 0, bytes);
   return AlignedBuffer(static_cast<float*>(p));
 }

@@ -36,7 +36,8 @@ struct AlignedFree {
 };
 using AlignedBuffer = std::unique_ptr<float[], AlignedFree>;
 
-/// Allocates n floats, 64-byte aligned, zero-filled. Throws llm0::Error if allocation fails.
+/// Allocates n floats, 64-byte aligned (2 MiB aligned and advised as transparent huge pages when
+/// n·4 ≥ 2 MiB), zero-filled. Throws llm0::Error if allocation fails.
 AlignedBuffer aligned_zeros(size_t n);
 
 /// A float32 tensor: owning (data from aligned_zeros) or a view of memory owned elsewhere.

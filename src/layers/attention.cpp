@@ -26,9 +26,10 @@ void AttentionLayer::project_qkv(const float* x, int N, const int* positions, fl
   const int C = cfg->hidden_size, H = cfg->num_attention_heads, Hkv = cfg->num_key_value_heads;
   const int D = cfg->head_dim;
   const bool qk_norm = cfg->use_qk_norm;
-  linear_forward(qk_norm ? q_raw : q, x, w.q_w, w.q_b, N, C, H * D);       // [N, H, D]
-  linear_forward(qk_norm ? k_raw : k, x, w.k_w, w.k_b, N, C, Hkv * D);     // [N, Hkv, D]
-  linear_forward(v, x, w.v_w, w.v_b, N, C, Hkv * D);                       // [N, Hkv, D]
+  const LinearOut qkv[] = {{qk_norm ? q_raw : q, w.q_w, w.q_b, H * D},    // [N, H, D]
+                           {qk_norm ? k_raw : k, w.k_w, w.k_b, Hkv * D},  // [N, Hkv, D]
+                           {v, w.v_w, w.v_b, Hkv * D}};                   // [N, Hkv, D]
+  linear_forward_group(qkv, x, N, C);
   if (qk_norm) {  // Qwen3: RMSNorm over head_dim of each head's q and k, before RoPE
     rmsnorm_forward(q, q_rstd, q_raw, w.q_norm, N * H, D, (float)cfg->rms_norm_eps);
     rmsnorm_forward(k, k_rstd, k_raw, w.k_norm, N * Hkv, D, (float)cfg->rms_norm_eps);

@@ -9,11 +9,12 @@ namespace llm0 {
 void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y) const {
   const int C = cfg->hidden_size, F = cfg->intermediate_size;
   const size_t NF = (size_t)N * F;
-  linear_forward(s.up, x, w.up_w, w.up_b, N, C, F);  // [N, F]
   if (cfg->mlp() == MlpKind::SwiGLU) {
-    linear_forward(s.gate, x, w.gate_w, w.gate_b, N, C, F);  // [N, F]
+    const LinearOut gate_up[] = {{s.gate, w.gate_w, w.gate_b, F}, {s.up, w.up_w, w.up_b, F}};
+    linear_forward_group(gate_up, x, N, C);  // gate, up: [N, F]
     swiglu_forward(s.h, s.gate, s.up, NF);
   } else {
+    linear_forward(s.up, x, w.up_w, w.up_b, N, C, F);  // [N, F]
     gelu_forward(s.h, s.up, NF, cfg->gelu_tanh());
   }
   linear_forward(y, s.h, w.down_w, w.down_b, N, F, C);  // [N, C]

@@ -4,14 +4,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
-#include <vector>
+
+#include "core/tensor.h"
 
 namespace llm0 {
 
 double measure_read_bandwidth(int repeats) {
   constexpr size_t kLanes = 64;
   const size_t n = (size_t)64 << 20, blocks = n / kLanes;
-  std::vector<float> a(n, 1.0f);
+  // Same allocator as the weights (huge pages), so the ceiling is measured like the workload.
+  const AlignedBuffer buf = aligned_zeros(n);
+  float* a = buf.get();
+  std::fill_n(a, n, 1.0f);
   double best = 1e30;
   volatile float sink = 0;
   for (int r = 0; r <= repeats; ++r) {  // r = 0 faults the pages in and warms the threads up

@@ -3,25 +3,51 @@
 
 #include <cmath>
 
+#include "core/simd.h"
+
 namespace llm0 {
 
-void swiglu_forward(float* h, const float* gate, const float* up, size_t n) {
+namespace {
+// Elements [16·i0, 16·i1) in SIMD blocks, the rest one by one: f(i) for a scalar element,
+// fv(i) for the 16 elements from i.
+template <class Scalar, class Vector>
+void blocked(size_t n, Scalar f, Vector fv) {
+  const long blocks = (long)(n / simd::kWidth);
 #pragma omp parallel for schedule(static) if (n > 32768)
-  for (size_t i = 0; i < n; ++i) {
-    const float g = gate[i];
-    h[i] = g / (1.0f + std::exp(-g)) * up[i];
-  }
+  for (long bl = 0; bl < blocks; ++bl) fv((size_t)bl * simd::kWidth);
+  for (size_t i = (size_t)blocks * simd::kWidth; i < n; ++i) f(i);
+}
+}  // namespace
+
+void swiglu_forward(float* h, const float* gate, const float* up, size_t n) {
+  blocked(
+      n,
+      [&](size_t i) {
+        const float g = gate[i];
+        h[i] = g / (1.0f + std::exp(-g)) * up[i];
+      },
+      [&](size_t i) {
+        const simd::f32x16 g = simd::load(gate + i);
+        simd::store(h + i, g / (1.0f + simd::exp(-g)) * simd::load(up + i));
+      });
 }
 
 // d silu(g)/dg = σ(g) (1 + g (1 - σ(g))).
 void swiglu_backward(float* dgate, float* dup, const float* dh, const float* gate, const float* up,
                      size_t n) {
-#pragma omp parallel for schedule(static) if (n > 32768)
-  for (size_t i = 0; i < n; ++i) {
-    const float g = gate[i], s = 1.0f / (1.0f + std::exp(-g));
-    dup[i] = dh[i] * g * s;
-    dgate[i] = dh[i] * up[i] * s * (1.0f + g * (1.0f - s));
-  }
+  blocked(
+      n,
+      [&](size_t i) {
+        const float g = gate[i], s = 1.0f / (1.0f + std::exp(-g));
+        dup[i] = dh[i] * g * s;
+        dgate[i] = dh[i] * up[i] * s * (1.0f + g * (1.0f - s));
+      },
+      [&](size_t i) {
+        const simd::f32x16 g = simd::load(gate + i), d = simd::load(dh + i);
+        const simd::f32x16 s = 1.0f / (1.0f + simd::exp(-g));
+        simd::store(dup + i, d * g * s);
+        simd::store(dgate + i, d * simd::load(up + i) * s * (1.0f + g * (1.0f - s)));
+      });
 }
 
 namespace {

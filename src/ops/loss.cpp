@@ -5,15 +5,34 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "core/simd.h"
 
 namespace llm0 {
 
 namespace {
+using simd::f32x16;
+constexpr int W = simd::kWidth;
+
+float row_max(const float* z, int V) {
+  f32x16 m = simd::splat(-INFINITY);
+  int v = 0;
+  for (; v + W <= V; v += W) {
+    const f32x16 x = simd::load(z + v);
+    m = x > m ? x : m;
+  }
+  float mx = simd::max(m);
+  for (; v < V; ++v) mx = std::max(mx, z[v]);
+  return mx;
+}
+
+// log Σ_v e^{z_v}, shifted by the row max; e^x vectorized (simd::exp), the sum in 16 float lanes.
 double row_logsumexp(const float* z, int V) {
-  float mx = -INFINITY;
-  for (int v = 0; v < V; ++v) mx = std::max(mx, z[v]);
-  double s = 0;
-  for (int v = 0; v < V; ++v) s += std::exp(z[v] - mx);  // float exp, double sum
+  const float mx = row_max(z, V);
+  f32x16 acc = {};
+  int v = 0;
+  for (; v + W <= V; v += W) acc += simd::exp(simd::load(z + v) - mx);
+  double s = simd::sum(acc);
+  for (; v < V; ++v) s += std::exp(z[v] - mx);
   return mx + std::log(s);
 }
 }  // namespace
@@ -51,7 +70,9 @@ void cross_entropy_backward(float* dlogits, const float* logits, const int* targ
     }
     const double lse = row_logsumexp(z, V);
     const float l = (float)lse;
-    for (int v = 0; v < V; ++v) dz[v] = scale * std::exp(z[v] - l);
+    int v = 0;  // softmax · scale, 16 lanes at a time
+    for (; v + W <= V; v += W) simd::store(dz + v, scale * simd::exp(simd::load(z + v) - l));
+    for (; v < V; ++v) dz[v] = scale * std::exp(z[v] - l);
     dz[targets[n]] -= scale;
   }
 }

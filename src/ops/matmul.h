@@ -4,10 +4,18 @@
 // `accumulate_dx` is set (used where two branches feed the same input).
 #pragma once
 
+#include <span>
+
+#include "ops/matvec.h"
+
 namespace llm0 {
 
-/// y[N, O] = x[N, I] · W[O, I]ᵀ + b[O] (b may be null).
+/// y[N, O] = x[N, I] · W[O, I]ᵀ + b[O] (b may be null). N = 1 (decode) goes to matvec.
 void linear_forward(float* y, const float* x, const float* W, const float* b, int N, int I, int O);
+
+/// Several linear maps of the same x[N, I] (q/k/v projections, gate/up): each out.y[N, O] =
+/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows).
+void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I);
 
 /// Backward of linear_forward. dy [N, O]. dx [N, I] = dy · W (overwritten, or += when
 /// accumulate_dx; dx may be null to skip); dW [O, I] += dyᵀ · x; db [O] += Σ_n dy (db may be null).

@@ -1,0 +1,29 @@
+// Matrix-vector product for decode (one token): y = W · x + b, the N = 1 case of linear_forward.
+// A decode step reads every weight once and does 2 FLOPs per 4-byte weight, so its speed is set
+// by memory bandwidth, not arithmetic. OpenBLAS's sgemv reads a row-major W at about half the
+// machine's read bandwidth here; this kernel walks each row once, front to back, with four
+// independent SIMD accumulators (docs/performance.md has the measurements).
+// Layouts (row-major): W [O, I] (PyTorch [out_features, in_features]), x [I], b [O], y [O].
+#pragma once
+
+#include <span>
+
+namespace llm0 {
+
+/// y[O] = W[O, I] · x[I] + b[O] (b may be null). Rows are split across OpenMP threads.
+void matvec(float* y, const float* W, const float* x, const float* b, int O, int I);
+
+/// One output of a group of linear maps that share their input x: y = W[O, I] · x + b (b may be
+/// null); y is [O] here and [N, O] in linear_forward_group.
+struct LinearOut {
+  float* y;
+  const float* W;
+  const float* b;
+  int O;
+};
+
+/// Several products of the same x[I] in one parallel region (q/k/v projections, gate/up):
+/// the rows of all targets are split evenly across the threads, so there is one fork/join.
+void matvec_group(std::span<const LinearOut> targets, const float* x, int I);
+
+}  // namespace llm0
