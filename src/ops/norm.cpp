@@ -1,7 +1,10 @@
 // RMSNorm and LayerNorm forward/backward. See norm.h and docs/derivations/norm.md.
 #include "ops/norm.h"
 
+#include <omp.h>
+
 #include <cmath>
+#include <vector>
 
 namespace llm0 {
 
@@ -19,12 +22,34 @@ void rmsnorm_forward(float* y, float* rstd, const float* x, const float* w, int 
   }
 }
 
+namespace {
+// Runs row(n, acc) for every row n in [0, N) and adds the column sums it accumulates into
+// outs[k][c] (K outputs of C columns: dw, db). Each thread takes a contiguous block of rows, reads
+// every row once (rows are contiguous; a column-wise pass strides by C) and sums into its own
+// double buffer [K, C]; the buffers are added in thread order, so the result does not depend on
+// timing, only on the thread count.
+template <int K, class RowFn>
+void rows_with_column_sums(int N, int C, float* const (&outs)[K], RowFn row) {
+  const int T = N > 16 ? omp_get_max_threads() : 1;
+  std::vector<double> part((size_t)T * K * C, 0.0);
+#pragma omp parallel num_threads(T)
+  {
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    double* acc = part.data() + (size_t)t * K * C;
+    for (int n = (int)((long)N * t / nt); n < (int)((long)N * (t + 1) / nt); ++n) row(n, acc);
+  }
+  for (int t = 0; t < T; ++t)
+    for (int k = 0; k < K; ++k)
+      for (int c = 0; c < C; ++c) outs[k][c] += (float)part[((size_t)t * K + k) * C + c];
+}
+}  // namespace
+
 // y_c = x_c r w_c with r = (mean(x²)+eps)^-1/2. With g_c = dy_c w_c:
-// dx_c = r g_c - r³ x_c (Σ_j g_j x_j) / C.
+// dx_c = r g_c - r³ x_c (Σ_j g_j x_j) / C;  dw_c += Σ_n dy_nc x_nc r_n.
 void rmsnorm_backward(float* dx, float* dw, const float* dy, const float* x, const float* w,
                       const float* rstd, int N, int C) {
-#pragma omp parallel for schedule(static) if (N > 16)
-  for (int n = 0; n < N; ++n) {
+  float* const outs[1] = {dw};
+  rows_with_column_sums(N, C, outs, [&](int n, double* acc_dw) {
     const float* xr = x + (long)n * C;
     const float* dyr = dy + (long)n * C;
     float* dxr = dx + (long)n * C;
@@ -32,15 +57,11 @@ void rmsnorm_backward(float* dx, float* dw, const float* dy, const float* x, con
     double dot = 0;
     for (int c = 0; c < C; ++c) dot += (double)dyr[c] * w[c] * xr[c];
     const float k = (float)(dot * r * r * r / C);
-    for (int c = 0; c < C; ++c) dxr[c] = r * dyr[c] * w[c] - k * xr[c];
-  }
-  // dw_c += Σ_n dy_nc x_nc r_n — columns are independent, so parallelise over c.
-#pragma omp parallel for schedule(static) if ((long)N * C > 65536)
-  for (int c = 0; c < C; ++c) {
-    double acc = 0;
-    for (int n = 0; n < N; ++n) acc += (double)dy[(long)n * C + c] * x[(long)n * C + c] * rstd[n];
-    dw[c] += (float)acc;
-  }
+    for (int c = 0; c < C; ++c) {
+      dxr[c] = r * dyr[c] * w[c] - k * xr[c];
+      acc_dw[c] += (double)(dyr[c] * xr[c] * r);
+    }
+  });
 }
 
 void layernorm_forward(float* y, float* mean, float* rstd, const float* x, const float* w,
@@ -61,11 +82,12 @@ void layernorm_forward(float* y, float* mean, float* rstd, const float* x, const
   }
 }
 
-// With xhat = (x - m) r and g = dy w: dx = r (g - mean(g) - xhat mean(g xhat)).
+// With xhat = (x - m) r and g = dy w: dx = r (g - mean(g) - xhat mean(g xhat));
+// dw_c += Σ_n dy_nc xhat_nc, db_c += Σ_n dy_nc.
 void layernorm_backward(float* dx, float* dw, float* db, const float* dy, const float* x,
                         const float* w, const float* mean, const float* rstd, int N, int C) {
-#pragma omp parallel for schedule(static) if (N > 16)
-  for (int n = 0; n < N; ++n) {
+  float* const outs[2] = {dw, db};
+  rows_with_column_sums(N, C, outs, [&](int n, double* acc) {
     const float* xr = x + (long)n * C;
     const float* dyr = dy + (long)n * C;
     float* dxr = dx + (long)n * C;
@@ -77,19 +99,13 @@ void layernorm_backward(float* dx, float* dw, float* db, const float* dy, const 
       sgx += g * (xr[c] - m) * r;
     }
     const float mg = (float)(sg / C), mgx = (float)(sgx / C);
-    for (int c = 0; c < C; ++c) dxr[c] = r * (dyr[c] * w[c] - mg - (xr[c] - m) * r * mgx);
-  }
-#pragma omp parallel for schedule(static) if ((long)N * C > 65536)
-  for (int c = 0; c < C; ++c) {
-    double aw = 0, ab = 0;
-    for (int n = 0; n < N; ++n) {
-      const long i = (long)n * C + c;
-      aw += (double)dy[i] * (x[i] - mean[n]) * rstd[n];
-      ab += dy[i];
+    for (int c = 0; c < C; ++c) {
+      const float xhat = (xr[c] - m) * r;
+      dxr[c] = r * (dyr[c] * w[c] - mg - xhat * mgx);
+      acc[c] += (double)(dyr[c] * xhat);
+      acc[C + c] += (double)dyr[c];
     }
-    dw[c] += (float)aw;
-    db[c] += (float)ab;
-  }
+  });
 }
 
 }  // namespace llm0

@@ -44,16 +44,18 @@ void AdamW::step(ParamStore& store, double lr) {
     const double decay = receives_weight_decay(info) ? 1.0 - lr * cfg_.weight_decay : 1.0;
     const int64_t begin = static_cast<int64_t>(info.offset);
     const int64_t end = begin + static_cast<int64_t>(info.numel);
-#pragma omp parallel for schedule(static) if (end - begin > 32768)
+    // Float arithmetic as in PyTorch's AdamW (the per-step scalars above are computed in double);
+    // the loop vectorizes, sqrt and division included.
+    const float fb1 = (float)b1, fb2 = (float)b2, feps = (float)eps, fdecay = (float)decay;
+    const float fstep = (float)step_size, inv_bc2 = (float)(1.0 / bc2_sqrt);
+#pragma omp parallel for simd schedule(static) if (end - begin > 32768)
     for (int64_t i = begin; i < end; ++i) {
-      // Moments are stored in float, updated in double (one rounding per step).
-      const double gi = g[i];
-      const double mi = b1 * m[i] + (1.0 - b1) * gi;
-      const double vi = b2 * v[i] + (1.0 - b2) * gi * gi;
-      m[i] = static_cast<float>(mi);
-      v[i] = static_cast<float>(vi);
-      const double denom = std::sqrt(static_cast<double>(v[i])) / bc2_sqrt + eps;
-      p[i] = static_cast<float>(p[i] * decay - step_size * m[i] / denom);
+      const float gi = g[i];
+      const float mi = fb1 * m[i] + (1.0f - fb1) * gi;
+      const float vi = fb2 * v[i] + (1.0f - fb2) * gi * gi;
+      m[i] = mi;
+      v[i] = vi;
+      p[i] = p[i] * fdecay - fstep * mi / (std::sqrt(vi) * inv_bc2 + feps);
     }
   }
 }
