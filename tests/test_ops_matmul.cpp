@@ -110,9 +110,9 @@ TEST(OpsMatmul, BackwardMatchesFiniteDifferences) {
   }
 }
 
-// linear_forward_group: outputs of weights stored back to back (one stacked matrix, the q/k/v
-// and gate/up case, one sgemm then a row split) and of separate weights, with and without
-// biases, for N = 1 (matvec) and N > 1, each against the double reference of its own linear.
+// linear_forward_group: weights stored back to back (the q/k/v and gate/up layout of ParamStore)
+// and apart, with and without biases, for N = 1 (matvec_group) and N > 1, at 1 and 2 threads,
+// each output against the double reference of its own linear.
 TEST(OpsMatmul, GroupMatchesEachLinear) {
   const int I = 70, Os[] = {48, 16, 16};
   for (int threads : {1, 2})

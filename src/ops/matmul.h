@@ -14,8 +14,7 @@ namespace llm0 {
 void linear_forward(float* y, const float* x, const float* W, const float* b, int N, int I, int O);
 
 /// Several linear maps of the same x[N, I] (q/k/v projections, gate/up): each out.y[N, O] =
-/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows); N > 1
-/// with weights stored back to back (one stacked matrix) runs one sgemm and splits its rows.
+/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows).
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I);
 
 /// Backward of linear_forward. dy [N, O]. dx [N, I] = dy · W (overwritten, or += when
