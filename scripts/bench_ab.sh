@@ -9,7 +9,8 @@
 # e.g. git worktree add /tmp/before HEAD~1 && cmake -S /tmp/before -B /tmp/before/build &&
 #      cmake --build /tmp/before/build --target llm0_cli && scripts/bench_ab.sh /tmp/before/build/llm0 build/llm0
 # Environment: REPS (3), THREADS ("1 2"), MODELS ("1m 10m 30m"), WHAT ("train generate").
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; echo "$(basename "$0"): failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 [ $# = 2 ] || { echo "usage: scripts/bench_ab.sh BEFORE_LLM0 AFTER_LLM0" >&2; exit 2; }
 for b in "$1" "$2"; do [ -x "$b" ] || { echo "bench_ab.sh: not an executable: $b" >&2; exit 1; }; done

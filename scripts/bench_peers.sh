@@ -19,7 +19,8 @@
 # MODELS ("1m 10m 30m"), WORK (scratch folder, default mktemp -d), LLAMA_BENCH (binary; default: build it),
 # TOKENIZER (a tokenizer.json with 4096 tokens; default: trained on the corpus of `llm0 data`),
 # STEPS_1M / STEPS_10M / STEPS_30M (timed training steps: 8 / 3 / 2, after 1 warm-up step).
-set -euo pipefail
+set -Eeuo pipefail
+trap 'rc=$?; echo "$(basename "$0"): failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
