@@ -8,8 +8,8 @@
 namespace llm0 {
 
 namespace {
-// Elements [16·i0, 16·i1) in SIMD blocks, the rest one by one: f(i) for a scalar element,
-// fv(i) for the 16 elements from i.
+// The first ⌊n/16⌋·16 elements in 16-lane SIMD blocks, fv(i) handling [i, i + 16) (threads split
+// the blocks), then the tail of fewer than 16 one by one with f(i).
 template <class Scalar, class Vector>
 void blocked(size_t n, Scalar f, Vector fv) {
   const long blocks = (long)(n / simd::kWidth);

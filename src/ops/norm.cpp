@@ -38,9 +38,12 @@ void rows_with_column_sums(int N, int C, float* const (&outs)[K], RowFn row) {
     double* acc = part.data() + (size_t)t * K * C;
     for (int n = (int)((long)N * t / nt); n < (int)((long)N * (t + 1) / nt); ++n) row(n, acc);
   }
-  for (int t = 0; t < T; ++t)
-    for (int k = 0; k < K; ++k)
-      for (int c = 0; c < C; ++c) outs[k][c] += (float)part[((size_t)t * K + k) * C + c];
+  for (int k = 0; k < K; ++k)
+    for (int c = 0; c < C; ++c) {
+      double sum = 0;
+      for (int t = 0; t < T; ++t) sum += part[((size_t)t * K + k) * C + c];
+      outs[k][c] += (float)sum;  // one rounding, as with a single thread
+    }
 }
 }  // namespace
 
