@@ -39,7 +39,7 @@ inline float sum(f32x16 v) {
   return (s4[0] + s4[2]) + (s4[1] + s4[3]);
 }
 
-/// Lane-wise max of the 16 lanes.
+/// The largest of the 16 lanes (NaN lanes are skipped unless lane 0 is NaN).
 inline float max(f32x16 v) {
   float m = v[0];
   for (int j = 1; j < kWidth; ++j) m = v[j] > m ? v[j] : m;
