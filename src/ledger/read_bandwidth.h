@@ -4,7 +4,8 @@
 
 namespace llm0 {
 
-/// Best of `repeats` timed passes over a 256 MiB float array (far beyond the caches), summed
+/// Best of `repeats` timed passes over a 256 MiB float array (far beyond the caches; allocated
+/// like the weights, on transparent huge pages, see aligned_zeros), summed
 /// with 64 independent accumulators per thread so the adds never limit the read, using the
 /// current thread setting. Returns bytes per second.
 double measure_read_bandwidth(int repeats = 5);
