@@ -12,8 +12,10 @@
 set -Eeuo pipefail
 trap 'rc=$?; echo "$(basename "$0"): failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
-[ $# = 2 ] || { echo "usage: scripts/bench_ab.sh BEFORE_LLM0 AFTER_LLM0" >&2; exit 2; }
-for b in "$1" "$2"; do [ -x "$b" ] || { echo "bench_ab.sh: not an executable: $b" >&2; exit 1; }; done
+die() { echo "bench_ab.sh: $*" >&2; exit 2; }
+[ $# = 2 ] || die "usage: scripts/bench_ab.sh BEFORE_LLM0 AFTER_LLM0"
+for b in "$1" "$2"; do [ -f "$b" ] && [ -x "$b" ] || die "not an executable file: $b"; done
+set -- "$(realpath "$1")" "$(realpath "$2")"  # the runs happen in the repository root
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 REPS=${REPS:-3}
@@ -22,7 +24,12 @@ MODELS=${MODELS:-"1m 10m 30m"}
 WHAT=${WHAT:-"train generate"}
 declare -A CONFIG=([1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json)
 declare -A STEPS=([1m]=8 [10m]=3 [30m]=2)
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
+for m in $MODELS; do [ -n "${CONFIG[$m]:-}" ] || die "unknown model '$m' in MODELS (known: 1m 10m 30m)"; done
+for w in $WHAT; do [[ $w = train || $w = generate ]] || die "unknown '$w' in WHAT (known: train generate)"; done
+for t in $THREADS; do [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must list positive integers, not '$t'"; done
 RESULTS=$(mktemp)
+trap 'rm -f "$RESULTS"' EXIT
 
 run() {  # binary tag what model threads
   local out
@@ -72,4 +79,3 @@ for label, what, key in keys:
         f = lambda xs: f"{statistics.median(xs):,.0f} ({min(xs):,.0f}–{max(xs):,.0f})"
         print(f"| {label} | {m} | {t} | {f(b)} | {f(a)} | **{statistics.median(r):.2f}×** ({min(r):.2f}–{max(r):.2f}) |")
 PY
-rm -f "$RESULTS"

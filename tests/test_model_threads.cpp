@@ -1,4 +1,4 @@
-// The engine at 2 threads against itself at 1 thread (ctest runs every other test with
+// The engine at 2 and 3 threads against itself at 1 thread (ctest runs every other test with
 // OMP_NUM_THREADS=1, so this is where the threaded paths of every op run): sizes above every
 // OpenMP threshold (norms, activations, attention, loss, matvec, AdamW), a Llama and a GPT-2
 // flavour (LayerNorm, GELU, biases, tied). Loss, every parameter's gradient, one AdamW step and
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cache/model_cache.h"
+#include "core/check.h"
 #include "core/threads.h"
 #include "model/model.h"
 #include "model_fixtures.h"
@@ -71,14 +72,18 @@ TEST(ModelThreads, TwoThreadsAgreeWithOne) {
   for (bool gpt2 : {false, true}) {
     SCOPED_TRACE(gpt2 ? "gpt2" : "llama");
     const ModelConfig cfg = wide_config(gpt2);
-    const Outputs one = run(cfg, 1), two = run(cfg, 2, &one.grad);
-    EXPECT_NEAR(two.loss, one.loss, 1e-6 * one.loss);
+    const Outputs one = run(cfg, 1);
     const std::vector<double> g1(one.grad.begin(), one.grad.end());
-    EXPECT_TRUE(all_close(two.grad, g1, 1e-4, 1e-7, "grad", {(int)g1.size()}));
     const std::vector<double> l1(one.logits.begin(), one.logits.end());
-    EXPECT_TRUE(all_close(two.logits, l1, 1e-5, 1e-5, "logits", {9, cfg.vocab_size}));
-    // AdamW is element-wise: the same gradients give bit-identical weights at any thread count.
-    EXPECT_EQ(two.after_step, one.after_step);
+    for (int threads : {2, 3}) {  // 3: splits of rows and blocks that do not divide evenly
+      SCOPED_TRACE(format("threads={}", threads));
+      const Outputs many = run(cfg, threads, &one.grad);
+      EXPECT_NEAR(many.loss, one.loss, 1e-6 * one.loss);
+      EXPECT_TRUE(all_close(many.grad, g1, 1e-4, 1e-7, "grad", {(int)g1.size()}));
+      EXPECT_TRUE(all_close(many.logits, l1, 1e-5, 1e-5, "logits", {9, cfg.vocab_size}));
+      // AdamW is element-wise: the same gradients give bit-identical weights at any thread count.
+      EXPECT_EQ(many.after_step, one.after_step);
+    }
   }
 }
 

@@ -119,30 +119,30 @@ TEST(OpsMatmul, GroupMatchesEachLinear) {
     for (bool stacked : {true, false})
       for (int N : {1, 5, 64, 1000}) {  // 1000 rows: the row split runs on threads
         SCOPED_TRACE(format("threads={} stacked={} N={}", threads, stacked, N));
-      set_num_threads(threads);
-      std::mt19937 rng(11 + N);
-      const auto x = rand_vec((size_t)N * I, rng);
-      const auto all = rand_vec((size_t)(48 + 16 + 16) * I, rng);  // stacked [80, I]
-      std::vector<std::vector<float>> W(3), b(3), y(3);
-      std::vector<LinearOut> outs;
-      long off = 0;
-      for (int k = 0; k < 3; ++k) {
-        W[k].assign(all.begin() + off, all.begin() + off + (long)Os[k] * I);
-        off += (long)Os[k] * I;
-        if (k != 1) b[k] = rand_vec((size_t)Os[k], rng);
-        y[k].assign((size_t)N * Os[k], std::numeric_limits<float>::quiet_NaN());
-        const float* Wk = stacked ? all.data() + (off - (long)Os[k] * I) : W[k].data();
-        outs.push_back({y[k].data(), Wk, b[k].empty() ? nullptr : b[k].data(), Os[k]});
+        set_num_threads(threads);
+        std::mt19937 rng(11 + N);
+        const auto x = rand_vec((size_t)N * I, rng);
+        const auto all = rand_vec((size_t)(48 + 16 + 16) * I, rng);  // stacked [80, I]
+        std::vector<std::vector<float>> W(3), b(3), y(3);
+        std::vector<LinearOut> outs;
+        long off = 0;
+        for (int k = 0; k < 3; ++k) {
+          W[k].assign(all.begin() + off, all.begin() + off + (long)Os[k] * I);
+          off += (long)Os[k] * I;
+          if (k != 1) b[k] = rand_vec((size_t)Os[k], rng);
+          y[k].assign((size_t)N * Os[k], std::numeric_limits<float>::quiet_NaN());
+          const float* Wk = stacked ? all.data() + (off - (long)Os[k] * I) : W[k].data();
+          outs.push_back({y[k].data(), Wk, b[k].empty() ? nullptr : b[k].data(), Os[k]});
+        }
+        linear_forward_group(outs, x.data(), N, I);
+        for (int k = 0; k < 3; ++k) {
+          const auto xd = to_double(x), Wd = to_double(W[k]), bd = to_double(b[k]);
+          std::vector<double> want((size_t)N * Os[k]);
+          ref::linear_forward(want.data(), xd.data(), Wd.data(),
+                              b[k].empty() ? nullptr : bd.data(), N, I, Os[k]);
+          EXPECT_TRUE(all_close(y[k], want, 1e-5, 2e-5, "y", {N, Os[k]})) << "output " << k;
+        }
       }
-      linear_forward_group(outs, x.data(), N, I);
-      for (int k = 0; k < 3; ++k) {
-        const auto xd = to_double(x), Wd = to_double(W[k]), bd = to_double(b[k]);
-        std::vector<double> want((size_t)N * Os[k]);
-        ref::linear_forward(want.data(), xd.data(), Wd.data(), b[k].empty() ? nullptr : bd.data(),
-                            N, I, Os[k]);
-        EXPECT_TRUE(all_close(y[k], want, 1e-5, 2e-5, "y", {N, Os[k]})) << "output " << k;
-      }
-    }
   set_num_threads(1);
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/check.h"
 #include "core/simd.h"
@@ -41,18 +42,21 @@ double cross_entropy_forward(float* losses, const float* logits, const int* targ
                              long* count) {
   for (int n = 0; n < N; ++n)
     LLM0_CHECK(targets[n] < V, "target id {} at row {} >= vocab_size={}", targets[n], n, V);
+  // Rows in parallel, their losses summed in row order afterwards: the total does not depend on
+  // the number of threads (an OpenMP reduction adds partial sums in arrival order).
+  std::vector<double> row_loss((size_t)N, 0.0);
+#pragma omp parallel for schedule(static) if (N > 8)
+  for (int n = 0; n < N; ++n) {
+    if (targets[n] < 0) continue;
+    const float* z = logits + (long)n * V;
+    row_loss[(size_t)n] = row_logsumexp(z, V) - z[targets[n]];
+  }
   double total = 0;
   long used = 0;
-#pragma omp parallel for schedule(static) reduction(+ : total, used) if (N > 8)
   for (int n = 0; n < N; ++n) {
-    double l = 0;
-    if (targets[n] >= 0) {
-      const float* z = logits + (long)n * V;
-      l = row_logsumexp(z, V) - z[targets[n]];
-      ++used;
-    }
-    if (losses) losses[n] = (float)l;
-    total += l;
+    if (losses) losses[n] = (float)row_loss[(size_t)n];
+    total += row_loss[(size_t)n];
+    used += targets[n] >= 0;
   }
   if (count) *count = used;
   return total;
