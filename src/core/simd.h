@@ -4,6 +4,7 @@
 // matters: the decode matvec (memory-bound) and the exp of softmax / cross-entropy.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -68,6 +69,38 @@ inline f32x16 exp(f32x16 x) {
   std::memcpy(&two_n, &bits, sizeof two_n);
   const f32x16 y = er * two_n;
   return x < lo ? f32x16{} : y;  // NaN compares false: stays NaN through er
+}
+
+/// max_j x[j] over n floats (-inf for n = 0): the shift of a numerically stable softmax.
+inline float max_of(const float* x, int n) {
+  f32x16 m = splat(-INFINITY);
+  int j = 0;
+  for (; j + kWidth <= n; j += kWidth) {
+    const f32x16 v = load(x + j);
+    m = v > m ? v : m;
+  }
+  float mx = max(m);
+  for (; j < n; ++j) mx = x[j] > mx ? x[j] : mx;
+  return mx;
+}
+
+/// Σ_j e^{x[j] - shift} over n floats (16 float lanes, then double); when out is given, also
+/// out[j] = e^{x[j] - shift} (out may be x: softmax numerators in place).
+inline double sum_exp(const float* x, int n, float shift, float* out = nullptr) {
+  f32x16 acc = {};
+  int j = 0;
+  for (; j + kWidth <= n; j += kWidth) {
+    const f32x16 e = exp(load(x + j) - shift);
+    if (out) store(out + j, e);
+    acc += e;
+  }
+  double s = sum(acc);
+  for (; j < n; ++j) {
+    const float e = std::exp(x[j] - shift);
+    if (out) out[j] = e;
+    s += e;
+  }
+  return s;
 }
 
 }  // namespace llm0::simd

@@ -39,29 +39,6 @@ void scores(float* S, const float* qb, const float* kb, int rows, int nk, const 
               d.Hkv * d.D, 0.0f, S, nk);
 }
 
-// s[j] ← e^{s[j] - max} for j < n; sets mx = max_j s[j] and returns Σ_j e^{s[j] - max}.
-double exp_shifted(float* s, int n, float& mx) {
-  using simd::f32x16;
-  constexpr int W = simd::kWidth;
-  f32x16 m = simd::splat(-INFINITY);
-  int j = 0;
-  for (; j + W <= n; j += W) {
-    const f32x16 x = simd::load(s + j);
-    m = x > m ? x : m;
-  }
-  mx = simd::max(m);
-  for (; j < n; ++j) mx = std::max(mx, s[j]);
-  f32x16 acc = {};
-  for (j = 0; j + W <= n; j += W) {
-    const f32x16 e = simd::exp(simd::load(s + j) - mx);
-    simd::store(s + j, e);
-    acc += e;
-  }
-  double sum = simd::sum(acc);
-  for (; j < n; ++j) sum += (s[j] = std::exp(s[j] - mx));
-  return sum;
-}
-
 // For j < n: p[j] ← P_ij = e^{s_ij - L_i} (p holds the scores s, L the saved log-sum-exp) and
 // dp[j] ← dS_ij = P_ij (dP_ij - D_i).
 void softmax_grad(float* p, float* dp, int n, float L, float Di) {
@@ -103,8 +80,8 @@ uint64_t attention_forward(float* out, float* lse, const float* q, const float* 
       for (int i = 0; i < rows; ++i) {
         float* s = S + (long)i * nk;
         const int visible = d.q_offset + r0 + i + 1;
-        float mx;
-        const double sum = exp_shifted(s, visible, mx);
+        const float mx = simd::max_of(s, visible);
+        const double sum = simd::sum_exp(s, visible, mx, s);  // s[j] ← e^{s[j] - mx}
         const float inv = (float)(1.0 / sum);
         for (int j = 0; j < visible; ++j) s[j] *= inv;
         for (int j = visible; j < nk; ++j) s[j] = 0.0f;  // masked: weight exactly 0

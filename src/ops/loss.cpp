@@ -11,30 +11,12 @@
 namespace llm0 {
 
 namespace {
-using simd::f32x16;
 constexpr int W = simd::kWidth;
-
-float row_max(const float* z, int V) {
-  f32x16 m = simd::splat(-INFINITY);
-  int v = 0;
-  for (; v + W <= V; v += W) {
-    const f32x16 x = simd::load(z + v);
-    m = x > m ? x : m;
-  }
-  float mx = simd::max(m);
-  for (; v < V; ++v) mx = std::max(mx, z[v]);
-  return mx;
-}
 
 // log Σ_v e^{z_v}, shifted by the row max; e^x vectorized (simd::exp), the sum in 16 float lanes.
 double row_logsumexp(const float* z, int V) {
-  const float mx = row_max(z, V);
-  f32x16 acc = {};
-  int v = 0;
-  for (; v + W <= V; v += W) acc += simd::exp(simd::load(z + v) - mx);
-  double s = simd::sum(acc);
-  for (; v < V; ++v) s += std::exp(z[v] - mx);
-  return mx + std::log(s);
+  const float mx = simd::max_of(z, V);
+  return mx + std::log(simd::sum_exp(z, V, mx));
 }
 }  // namespace
 
