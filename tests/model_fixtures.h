@@ -33,6 +33,21 @@ inline ModelConfig gpt2_config() {
   return c;
 }
 
+/// tiny_config (GQA 4/2, RoPE) with sliding-window layers: layer il slides (window W) when
+/// `slides` has a 1 at il, else full attention; optional attention sinks; qwen2 flavour (q/k/v bias,
+/// no o_proj bias) when `qwen2`.
+inline ModelConfig sliding_config(int W, std::vector<int> slides, bool sinks, bool qwen2 = false) {
+  ModelConfig c = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false);
+  c.num_hidden_layers = (int)slides.size();
+  c.sliding_window = W, c.attention_sinks = sinks;
+  c.layers.assign(slides.size(), LayerConfig{});
+  for (size_t il = 0; il < slides.size(); ++il)
+    if (slides[il]) c.layers[il] = {LayerKind::SlidingAttention, W};
+  if (qwen2) c.model_type = "qwen2";
+  c.validate();
+  return c;
+}
+
 /// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1)).
 inline void random_weights(Model& m, unsigned seed, double sd = 0.25) {
   std::mt19937 rng(seed);

@@ -38,3 +38,28 @@ TEST(KvLedgerEngine, CacheBytesEqualTheLedgerForEveryAttentionKind) {
 TEST(KvLedgerEngine, DefaultPresetAtFullContext) {
   expect_ledger_equals_engine(ModelConfig::from_file(LLM0_SOURCE_DIR "/configs/llm0-small.json"), 256);
 }
+
+// Sliding layers: at every length the engine's ring buffers hold min(n, W) positions, exactly the
+// ledger's count, and the bytes stop growing once n >= W (decode one token at a time to 3W).
+TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
+  const ModelConfig c = sliding_config(6, {1, 0, 1}, true);
+  Model m(c);
+  init_weights(m, 1);
+  ModelCache cache = m.new_cache();
+  std::vector<float> logits((size_t)c.vocab_size);
+  size_t at_w = 0;
+  for (int n = 1; n <= 18; ++n) {
+    const int tok = (n * 5) % c.vocab_size;
+    m.forward_cached(&tok, 1, cache, logits.data(), true);
+    KvOptions opt;
+    opt.dtype = KvDtype::kFp32, opt.context = n;
+    const KvLedger k = kv_ledger(c.to_json(), opt);
+    EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_at_context) << "n=" << n;
+    const size_t ring = cache.layer(0).bytes_in_use();
+    if (n == 6) at_w = ring;
+    if (n >= 6) {
+      EXPECT_EQ(ring, at_w) << "ring bytes grow past W at n=" << n;
+    }
+    EXPECT_EQ(cache.layer(0).bytes_allocated(), (size_t)6 * 2 * 24 * 2 * 4);  // W × Hkv × 2D × 4
+  }
+}

@@ -48,16 +48,17 @@ void expect_same_logits(const std::vector<float>& a, const std::vector<float>& b
                          << at % (size_t)V << ": " << a[at] << " vs " << b[at];
 }
 
-void check_config(const ModelConfig& c, const std::string& name) {
+void check_config(const ModelConfig& c, const std::string& name, int T = 16) {
   Model m(c);
   random_weights(m, 7);
-  const std::vector<int> tokens = random_tokens(16, c.vocab_size, 11);
+  const std::vector<int> tokens = random_tokens(T, c.vocab_size, 11);
   const std::vector<float> full = full_logits(m, tokens);
   const int V = c.vocab_size;
   expect_same_logits(full, cached_logits(m, tokens, {5, 3, 1}), V, name + " prefill5+chunk3+1s");
   expect_same_logits(full, cached_logits(m, tokens, {1}), V, name + " chunk 1");
-  expect_same_logits(full, cached_logits(m, tokens, {16}), V, name + " chunk T");
-  expect_same_logits(full, cached_logits(m, tokens, {40}), V, name + " chunk > T");
+  expect_same_logits(full, cached_logits(m, tokens, {3}), V, name + " chunk 3");
+  expect_same_logits(full, cached_logits(m, tokens, {T}), V, name + " chunk T");
+  expect_same_logits(full, cached_logits(m, tokens, {T + 7}), V, name + " chunk > T");
   // Greedy generation of 20 tokens: cache vs recompute of the whole sequence each step.
   std::vector<int> seq_cache(tokens.begin(), tokens.begin() + 5), seq_full = seq_cache;
   ModelCache cache = m.new_cache();
@@ -88,6 +89,57 @@ TEST(ModelCache, IncrementalEqualsFullForEveryKind) {
 }
 
 TEST(ModelCache, Gpt2FlavourIncrementalEqualsFull) { check_config(gpt2_config(), "gpt2"); }
+
+// Sliding-window layers (ring-buffer caches) and sinks: prompts shorter and longer than W, chunks
+// of 3 and 5 that straddle the ring's wrap point, single tokens far past W (T = 45, W = 4).
+TEST(ModelCache, SlidingWindowAndSinksIncrementalEqualsFull) {
+  check_config(sliding_config(5, {1, 0}, false), "sliding W=5 + full");
+  check_config(sliding_config(4, {1, 1}, true), "all sliding W=4 + sinks", 45);
+  check_config(sliding_config(7, {0, 1, 1}, true, /*qwen2=*/true), "qwen2 bias, sliding W=7", 23);
+  check_config(sliding_config(1, {1, 0}, false), "W=1: each token sees itself");
+  check_config(sliding_config(64, {1, 0}, true), "W = context: as full attention", 30);
+  ModelConfig sinks_only = tiny_config(Heads::MQA, PositionKind::Rope, 0.25, true);
+  sinks_only.attention_sinks = true;
+  check_config(sinks_only, "full attention + sinks, MQA, qk-norm");
+}
+
+// A sliding layer with W = context gives exactly full attention's logits.
+TEST(ModelCache, WindowAtLeastTheSequenceEqualsFullAttention) {
+  ModelConfig full = sliding_config(4, {0, 0}, false), wide = sliding_config(20, {1, 1}, false);
+  Model a(full), b(wide);
+  random_weights(a, 5), random_weights(b, 5);
+  const std::vector<int> tokens = random_tokens(20, full.vocab_size, 3);
+  expect_same_logits(full_logits(a, tokens), full_logits(b, tokens), full.vocab_size, "W=T");
+  ModelConfig narrow = sliding_config(19, {1, 1}, false);
+  Model n(narrow);
+  random_weights(n, 5);
+  const std::vector<float> fa = full_logits(a, tokens), fn = full_logits(n, tokens);
+  const size_t last = (size_t)19 * full.vocab_size;  // only the last row loses a key
+  double diff_before = 0, diff_last = 0;
+  for (size_t i = 0; i < fa.size(); ++i)
+    (i < last ? diff_before : diff_last) += std::fabs(fa[i] - fn[i]);
+  EXPECT_EQ(diff_before, 0.0);
+  EXPECT_GT(diff_last, 1e-3);
+}
+
+// An all-sliding model holds W positions, but its positions still end at the cache capacity
+// (max_position_embeddings or --max-context): the next token is refused with a clear message.
+TEST(ModelCache, SlidingModelStopsAtThePositionLimit) {
+  Model m(sliding_config(4, {1, 1}, true));
+  random_weights(m, 3);
+  ModelCache cache = m.new_cache(10);
+  EXPECT_EQ(cache.capacity(), 10);
+  const std::vector<int> t = random_tokens(11, m.config().vocab_size, 5);
+  std::vector<float> z((size_t)11 * m.config().vocab_size);
+  m.forward_cached(t.data(), 10, cache, z.data());
+  try {
+    m.forward_cached(t.data() + 10, 1, cache, z.data());
+    FAIL() << "no error past the position limit";
+  } catch (const llm0::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("position limit"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cache.length(), 10);
+}
 
 TEST(ModelCache, OverflowIsAnErrorNotAWrap) {
   Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false));

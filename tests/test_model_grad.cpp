@@ -69,6 +69,10 @@ TEST(ModelGrad, FiniteDifferencesEveryTensorMqaFullRope) {
   check_gradients(tiny_config(Heads::MQA, PositionKind::Rope, 1.0, false), "llama-mqa");
 }
 
+TEST(ModelGrad, FiniteDifferencesEveryTensorSlidingWindowAndSinks) {
+  check_gradients(sliding_config(3, {1, 0}, true, /*qwen2=*/true), "qwen2 sliding W=3 + sinks");
+}
+
 TEST(ModelGrad, FiniteDifferencesEveryTensorGpt2Flavour) {
   check_gradients(gpt2_config(), "gpt2");
 }

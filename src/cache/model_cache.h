@@ -1,6 +1,8 @@
-// A model's inference state: one LayerCache per layer (DESIGN.md), all at the same length.
-// Its byte size is what `llm0 kv` computes for the same config and length in float32.
+// A model's inference state: one LayerCache per layer (DESIGN.md), all at the same length — a
+// KvCache per full-attention layer, a RingKvCache (W positions) per sliding-window layer. Its byte
+// size is what `llm0 kv` computes for the same config and length in float32.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -23,7 +25,13 @@ class ModelCache {
   }
   /// Tokens cached (layer 0's length; all layers agree).
   int length() const { return layers_.empty() ? 0 : layers_[0]->length(); }
-  int capacity() const { return layers_.empty() ? 0 : layers_[0]->capacity(); }
+  /// Tokens the cache can take in all: the minimum over layers (a sliding layer's is its position
+  /// limit, not its window).
+  int capacity() const {
+    int c = layers_.empty() ? 0 : layers_[0]->capacity();
+    for (const auto& l : layers_) c = std::min(c, l->capacity());
+    return c;
+  }
   /// Σ over layers of bytes holding state for the cached tokens.
   size_t bytes_in_use() const {
     size_t s = 0;

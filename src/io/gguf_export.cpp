@@ -31,6 +31,9 @@ std::string gguf_architecture(const ModelConfig& c) {
              "represented: llama.cpp's {} architecture uses SwiGLU", c.hidden_act, t);
   LLM0_CHECK(!c.attention_bias && !c.mlp_bias, "GGUF export: {} biases are not supported for "
              "llama.cpp's {} architecture", c.attention_bias ? "attention" : "MLP", t);
+  LLM0_CHECK(c.sliding_window == 0 && !c.attention_sinks, "GGUF export: {} cannot be "
+             "represented in llama.cpp's {} architecture", c.attention_sinks ?
+             "attention sinks" : "sliding-window layers", t);
   LLM0_CHECK(c.rotary_dim() == c.head_dim, "GGUF export: partial rotary (rotary dim {} < "
              "head_dim {}) cannot be represented: llama.cpp's {} architecture rotates all of "
              "head_dim", c.rotary_dim(), c.head_dim, t);

@@ -1,8 +1,10 @@
 // Attention layer: projections, QK-norm, RoPE, attention, output projection. See attention.h.
 #include "layers/attention.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/check.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
@@ -10,13 +12,22 @@
 
 namespace llm0 {
 
-namespace {
-AttentionDims dims(const ModelConfig& c, int B, int Tq, int Tk, int q_offset) {
+AttentionDims AttentionLayer::dims(int B, int Tq, int Tk, int q_offset) const {
+  const ModelConfig& c = *cfg;
   AttentionDims d;
   d.B = B, d.Tq = Tq, d.Tk = Tk, d.q_offset = q_offset;
   d.H = c.num_attention_heads, d.Hkv = c.num_key_value_heads, d.D = c.head_dim, d.Dv = c.head_dim;
   d.scale = 1.0f / std::sqrt((float)c.head_dim);  // 1/√d_k
+  d.window = layer.sliding_window;                 // 0 on full-attention layers
+  d.sinks = w.sinks;
   return d;
+}
+
+namespace {
+// Bytes of cached K/V rows one call read: the keys from the first query's window edge on.
+uint64_t kv_bytes_read(const AttentionDims& d) {
+  const uint64_t rows = (uint64_t)(d.Tk - first_visible_key(d, d.q_offset));
+  return rows * (uint64_t)d.Hkv * (uint64_t)(d.D + d.Dv) * sizeof(float);
 }
 }  // namespace
 
@@ -44,7 +55,7 @@ void AttentionLayer::forward(const float* x, int B, int T, const int* positions,
                              AttentionSaved& s, float* y) const {
   const int N = B * T, C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
   project_qkv(x, N, positions, s.q, s.k, s.v, s.q_raw, s.k_raw, s.q_rstd, s.k_rstd);
-  attention_forward(s.attn, s.lse, s.q, s.k, s.v, dims(*cfg, B, T, T, 0));
+  attention_forward(s.attn, s.lse, s.q, s.k, s.v, dims(B, T, T, 0));
   linear_forward(y, s.attn, w.o_w, w.o_b, N, HD, C);
 }
 
@@ -54,8 +65,8 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
   const int N = B * T, C = cfg->hidden_size, H = cfg->num_attention_heads;
   const int Hkv = cfg->num_key_value_heads, D = cfg->head_dim;
   linear_backward(g.dattn, w.do_w, w.do_b, dy, s.attn, w.o_w, N, H * D, C);
-  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse,
-                     dims(*cfg, B, T, T, 0));
+  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse, dims(B, T, T, 0),
+                     w.dsinks);
   if (cfg->position == PositionKind::Rope) {
     rope_backward(g.dq, positions, N, H, D, *rope);
     rope_backward(g.dk, positions, N, Hkv, D, *rope);
@@ -74,20 +85,50 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
 }
 
 void AttentionLayer::forward_cached(const float* x, int Tn, int pos, const int* positions,
-                                    KvCache& cache, float* q, float* q_raw, float* k_raw,
-                                    float* rstd, float* attn, float* y,
+                                    LayerCache& cache, const AttentionInferScratch& g, float* y,
                                     WorkCounters& counters) const {
   const int C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
+  if (layer.kind == LayerKind::SlidingAttention) {
+    auto* ring = dynamic_cast<RingKvCache*>(&cache);
+    LLM0_CHECK(ring != nullptr, "a sliding-window layer needs a sliding-window cache");
+    attend_sliding(x, Tn, pos, positions, *ring, g, counters);
+  } else {
+    auto* kv = dynamic_cast<KvCache*>(&cache);
+    LLM0_CHECK(kv != nullptr, "a full-attention layer needs a KV cache");
+    attend_full(x, Tn, pos, positions, *kv, g, counters);
+  }
+  counters.kv_projected += (uint64_t)Tn;
+  linear_forward(y, g.attn, w.o_w, w.o_b, Tn, HD, C);
+}
+
+void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* positions,
+                                 KvCache& cache, const AttentionInferScratch& g,
+                                 WorkCounters& counters) const {
   // New K/V rows go straight into the cache: [pos, pos + Tn).
   float* k_new = cache.k_rows(pos, Tn);
   float* v_new = cache.v_rows(pos, Tn);
-  project_qkv(x, Tn, positions, q, k_new, v_new, q_raw, k_raw, rstd,
-              rstd + (long)Tn * cfg->num_attention_heads);
+  project_qkv(x, Tn, positions, g.q, k_new, v_new, g.q_raw, g.k_raw, g.rstd,
+              g.rstd + (long)Tn * cfg->num_attention_heads);
   cache.commit(Tn);
-  counters.kv_projected += (uint64_t)Tn;
-  counters.qk_scores +=
-      attention_forward(attn, nullptr, q, cache.k(), cache.v(), dims(*cfg, 1, Tn, pos + Tn, pos));
-  linear_forward(y, attn, w.o_w, w.o_b, Tn, HD, C);
+  const AttentionDims d = dims(1, Tn, pos + Tn, pos);
+  counters.qk_scores += attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
+  counters.kv_bytes_read += kv_bytes_read(d);
+}
+
+void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* positions,
+                                    RingKvCache& cache, const AttentionInferScratch& g,
+                                    WorkCounters& counters) const {
+  // Window rows [prev + Tn, Hkv, D] in position order: the W − 1 cached positions the first new
+  // query can see, then the new ones. Only position differences matter to the window rule.
+  const int prev = std::min(pos, cache.window() - 1);
+  const long kr = (long)cfg->num_key_value_heads * cfg->head_dim;  // floats per K/V row
+  cache.gather(prev, g.k_win, g.v_win);
+  project_qkv(x, Tn, positions, g.q, g.k_win + prev * kr, g.v_win + prev * kr, g.q_raw, g.k_raw,
+              g.rstd, g.rstd + (long)Tn * cfg->num_attention_heads);
+  cache.append(pos, Tn, g.k_win + prev * kr, g.v_win + prev * kr);
+  const AttentionDims d = dims(1, Tn, prev + Tn, prev);
+  counters.qk_scores += attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
+  counters.kv_bytes_read += kv_bytes_read(d);
 }
 
 }  // namespace llm0

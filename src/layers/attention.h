@@ -1,14 +1,18 @@
-// Attention layer of a Llama/Qwen3/GPT-2-style block: q/k/v/o projections (optional bias,
-// `attention_bias`), optional QK-norm (Qwen3: per-head RMSNorm of q and k over head_dim, before
-// RoPE), RoPE on q and k (full or partial rotary; never v), causal grouped-query attention
-// (MHA: Hkv = H, GQA, MQA: Hkv = 1) and the output projection.
-// HF reference: transformers/models/qwen3/modeling_qwen3.py Qwen3Attention.forward.
+// Attention layer of a Llama/Mistral/Qwen2/Qwen3/GPT-2-style block: q/k/v/o projections (optional
+// bias, `attention_bias`; Qwen2: q/k/v only), optional QK-norm (Qwen3: per-head RMSNorm of q and k
+// over head_dim, before RoPE), RoPE on q and k (full or partial rotary; never v), causal
+// grouped-query attention (MHA: Hkv = H, GQA, MQA: Hkv = 1), over the last W keys on sliding
+// layers, with optional per-head sink logits (gpt-oss), and the output projection.
+// HF reference: transformers/models/qwen3/modeling_qwen3.py Qwen3Attention.forward; sliding
+// window and sinks as transformers/models/gpt_oss/modeling_gpt_oss.py GptOssAttention.
 // Layouts: x, y [N, C] with N = B·T rows in (b, t) order; q [N, H, D]; k, v [N, Hkv, D].
 #pragma once
 #include <cstdint>
 
 #include "cache/kv_cache.h"
+#include "cache/ring_kv_cache.h"
 #include "model/config.h"
+#include "ops/attention.h"
 #include "ops/rope.h"
 
 namespace llm0 {
@@ -16,7 +20,8 @@ namespace llm0 {
 /// Work the engine really did, per layer (DESIGN.md "Counters").
 struct WorkCounters {
   uint64_t kv_projected = 0;  // K/V vectors projected: one per token per layer (K and V together)
-  uint64_t qk_scores = 0;     // q·k dot products that entered a softmax (causal pairs × heads)
+  uint64_t qk_scores = 0;     // q·k dot products that entered a softmax (visible pairs × heads)
+  uint64_t kv_bytes_read = 0; // cached K/V bytes the attention read (rows visible to the call)
 };
 
 /// Training activations of one attention layer (views into the activation plan).
@@ -47,13 +52,25 @@ struct AttentionWeights {
   const float *q_w = nullptr, *q_b = nullptr, *k_w = nullptr, *k_b = nullptr;
   const float *v_w = nullptr, *v_b = nullptr, *o_w = nullptr, *o_b = nullptr;
   const float *q_norm = nullptr, *k_norm = nullptr;  // [D] QK-norm weights
+  const float* sinks = nullptr;                      // [H] sink logits (attention_sinks)
+  float* dsinks = nullptr;
   float *dq_w = nullptr, *dq_b = nullptr, *dk_w = nullptr, *dk_b = nullptr;
   float *dv_w = nullptr, *dv_b = nullptr, *do_w = nullptr, *do_b = nullptr;
   float *dq_norm = nullptr, *dk_norm = nullptr;
 };
 
+/// Inference scratch of one attention call on Tn new tokens (views sized by the model's plan).
+struct AttentionInferScratch {
+  float *q = nullptr, *q_raw = nullptr;  // [Tn, H, D]
+  float* k_raw = nullptr;                // [Tn, Hkv, D]
+  float* rstd = nullptr;                 // [Tn, H + Hkv]
+  float* attn = nullptr;                 // [Tn, H, D]
+  float *k_win = nullptr, *v_win = nullptr;  // [W - 1 + Tn, Hkv, D] (sliding layers)
+};
+
 struct AttentionLayer {
   const ModelConfig* cfg = nullptr;
+  LayerConfig layer;  // full or sliding (window W)
   AttentionWeights w;
   const RopeTable* rope = nullptr;  // cos/sin table (RoPE configs), owned by the model
 
@@ -69,12 +86,19 @@ struct AttentionLayer {
   void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
                 const AttentionSaved& s, const AttentionGradScratch& g) const;
 
-  /// Inference on Tn tokens at positions [pos, pos + Tn): appends their K/V to `cache` and attends
-  /// over all cached keys. Scratch: q, q_raw [Tn, H, D], k_raw [Tn, Hkv, D], rstd [Tn, H + Hkv],
-  /// attn [Tn, H, D]. Throws llm0::Error if the cache is full.
-  void forward_cached(const float* x, int Tn, int pos, const int* positions, KvCache& cache,
-                      float* q, float* q_raw, float* k_raw, float* rstd, float* attn, float* y,
-                      WorkCounters& counters) const;
+  /// Inference on Tn tokens at positions [pos, pos + Tn): appends their K/V to `cache` (a KvCache
+  /// for full layers, a RingKvCache for sliding ones) and attends over the visible cached keys.
+  /// Throws llm0::Error if the cache is full or of the wrong kind.
+  void forward_cached(const float* x, int Tn, int pos, const int* positions, LayerCache& cache,
+                      const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
+
+ private:
+  AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;
+  // Project the Tn new tokens, store their K/V and attend (g.attn), per cache kind.
+  void attend_full(const float* x, int Tn, int pos, const int* positions, KvCache& cache,
+                   const AttentionInferScratch& g, WorkCounters& counters) const;
+  void attend_sliding(const float* x, int Tn, int pos, const int* positions, RingKvCache& cache,
+                      const AttentionInferScratch& g, WorkCounters& counters) const;
 };
 
 }  // namespace llm0

@@ -35,12 +35,11 @@ void Block::backward(float* dstream, int B, int T, const int* positions, const B
   residual_add(dstream, g.dnorm, NC);
 }
 
-void Block::forward_cached(float* x, int Tn, int pos, const int* positions, KvCache& cache,
+void Block::forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
                            const BlockInferScratch& g, WorkCounters& counters) const {
   const size_t NC = (size_t)Tn * norm1.C;
   norm1.forward(g.ln, nullptr, nullptr, x, Tn);
-  attn.forward_cached(g.ln, Tn, pos, positions, cache, g.q, g.q_raw, g.k_raw, g.rstd, g.attn,
-                      g.branch, counters);
+  attn.forward_cached(g.ln, Tn, pos, positions, cache, g.attn, g.branch, counters);
   residual_add(x, g.branch, NC);
   norm2.forward(g.ln, nullptr, nullptr, x, Tn);
   MlpSaved m = g.mlp;

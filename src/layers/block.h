@@ -31,10 +31,9 @@ struct BlockScratch {
 
 /// Inference scratch for Tn tokens (sized by the model).
 struct BlockInferScratch {
-  float *ln = nullptr, *branch = nullptr;                             // [Tn, C]
-  float *q = nullptr, *q_raw = nullptr, *k_raw = nullptr, *attn = nullptr;  // [Tn, H·D]
-  float* rstd = nullptr;                                              // [Tn, H + Hkv]
-  MlpSaved mlp;                                                       // [Tn, F] each
+  float *ln = nullptr, *branch = nullptr;  // [Tn, C]
+  AttentionInferScratch attn;
+  MlpSaved mlp;                            // [Tn, F] each
 };
 
 struct Block {
@@ -49,7 +48,7 @@ struct Block {
   void backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,
                 const BlockScratch& g) const;
   /// Inference: x [Tn, C] updated in place (x += attn(...), then x += mlp(...)).
-  void forward_cached(float* x, int Tn, int pos, const int* positions, KvCache& cache,
+  void forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
                       const BlockInferScratch& g, WorkCounters& counters) const;
 };
 

@@ -10,13 +10,10 @@
 #include <algorithm>
 
 #include "core/check.h"
-#include "ledger/kv_config.h"
+#include "model/config_fields.h"
 #include "ledger/kv_format.h"
 
 namespace llm0 {
-
-using ledger::ConfigFields;
-using ledger::mul_checked;
 
 namespace {
 
@@ -189,7 +186,7 @@ std::string summary(const KvLedger& l) {
 
 KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt, std::string_view source) {
   LLM0_CHECK(config.is_object(), "{}: a config.json must be a JSON object", source);
-  const ConfigFields f{ledger::text_config_of(config), source};
+  const ConfigFields f{text_config_of(config), source};
   KvLedger out;
   out.source = std::string(source);
   out.model_type = f.text_or_empty("model_type");
@@ -211,7 +208,7 @@ KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt, std::stri
   if (opt.as)
     out.as = opt.as->kind == AttentionKind::kGQA ? format("GQA:{}", opt.as->groups)
                                                  : attention_kind_name(opt.as->kind);
-  build_groups(f, opt, attn, ledger::resolve_layer_types(f, out.num_hidden_layers), out);
+  build_groups(f, opt, attn, resolve_layer_types(f, out.num_hidden_layers), out);
   out.hybrid = std::any_of(out.groups.begin(), out.groups.end(),
                            [](const KvLayerGroup& g) { return !g.attention.has_value(); });
   total_up(source, out);

@@ -1,5 +1,5 @@
 // Shapes of one attention head (see lesson_shapes.h). Config fields are read with the KV
-// ledger's checked accessors (ledger/kv_config.h), so errors name the file and the field.
+// ledger's checked accessors (model/config_fields.h), so errors name the file and the field.
 #include "ledger/lesson_shapes.h"
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 
 #include "core/check.h"
 #include "core/json_file.h"
-#include "ledger/kv_config.h"
+#include "model/config_fields.h"
 #include "ledger/lesson_svg.h"
 
 namespace llm0::lesson {
@@ -55,7 +55,7 @@ ShapesLesson shapes_for(int64_t T, int64_t C, int64_t H, int64_t Hkv, int64_t d_
 ShapesLesson shapes_from_config(const std::string& path, int64_t tokens) {
   const json j = read_config(path);
   LLM0_CHECK(j.is_object(), "{}: a config must be a JSON object", path);
-  const ledger::ConfigFields f{ledger::text_config_of(j), path};
+  const ConfigFields f{text_config_of(j), path};
   const int64_t C = f.positive("hidden_size"), H = f.positive("num_attention_heads");
   const int64_t Hkv = f.positive_or("num_key_value_heads", H);
   const bool mla = f.has("kv_lora_rank");

@@ -7,6 +7,7 @@
 
 #include "core/check.h"
 #include "core/json_file.h"
+#include "model/config_fields.h"
 
 namespace llm0 {
 
@@ -44,11 +45,54 @@ PositionKind parse_position(const std::string& s, const std::string& src) {
   return PositionKind::Rope;
 }
 
+const char* architecture_name(const std::string& t) {
+  return t == "qwen3" ? "Qwen3ForCausalLM" : t == "qwen2" ? "Qwen2ForCausalLM"
+       : t == "mistral" ? "MistralForCausalLM" : "LlamaForCausalLM";
+}
+
 const char* position_name(PositionKind p) {
   return p == PositionKind::Rope ? "rope" : p == PositionKind::Learned ? "learned" : "none";
 }
 
+// The model families the engine runs; a config of any other model_type would silently build a
+// Llama that is not that model, so it is refused with what is missing.
+void check_model_type(const std::string& t, const std::string& src) {
+  LLM0_CHECK(t != "gpt_oss",
+             "{}: model_type \"gpt_oss\" is not supported: its clamped SwiGLU (swiglu_limit), "
+             "biased mixture-of-experts router and YaRN rope_scaling are not implemented (its "
+             "attention sinks and sliding layers are: use a llama-style config with "
+             "\"attention_sinks\": true and \"layer_types\")", src);
+  LLM0_CHECK(t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3",
+             "{}: model_type \"{}\" is not supported by the engine (it runs llama, mistral, qwen2 "
+             "and qwen3; `llm0 kv` still reads any config)", src, t);
+}
+
+// Per-layer kinds by the ledger's rules (model/config_fields.h); W from "sliding_window".
+std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const std::string& src,
+                                        int& window) {
+  const ConfigFields f{j, src};
+  const std::vector<std::string> types = resolve_layer_types(f, L);
+  std::vector<LayerConfig> layers((size_t)L);
+  window = 0;
+  for (int il = 0; il < L; ++il) {
+    const std::string& t = types[(size_t)il];
+    LLM0_CHECK(t != "linear_attention",
+               "{}: layer {} is linear_attention (Gated DeltaNet), which the engine does not run "
+               "yet (`llm0 kv` accounts for it)", src, il);
+    if (t != "sliding_attention") continue;
+    const int64_t W = f.positive("sliding_window");
+    LLM0_CHECK(W <= 2147483647LL, "{}: sliding_window={} is out of range", src, W);
+    window = (int)W;
+    layers[(size_t)il] = {LayerKind::SlidingAttention, window};
+  }
+  return layers;
+}
+
 }  // namespace
+
+LayerConfig ModelConfig::layer(int il) const {
+  return layers.empty() ? LayerConfig{} : layers.at((size_t)il);
+}
 
 int ModelConfig::rotary_dim() const { return static_cast<int>(head_dim * partial_rotary_factor); }
 
@@ -56,6 +100,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   LLM0_CHECK(j.is_object(), "{}: config must be a JSON object", src);
   ModelConfig c;
   c.model_type = get_or<std::string>(j, "model_type", "llama", src);
+  check_model_type(c.model_type, src);
   c.vocab_size = get_field<int>(j, "vocab_size", src);
   c.hidden_size = get_field<int>(j, "hidden_size", src);
   c.intermediate_size = get_field<int>(j, "intermediate_size", src);
@@ -81,10 +126,10 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   LLM0_CHECK(!j.contains("rope_scaling") || j["rope_scaling"].is_null(),
              "{}: rope_scaling={} is not supported (only plain RoPE)", src,
              j.contains("rope_scaling") ? j["rope_scaling"].dump() : "");
-  // Sliding-window attention changes which keys are visible: refuse it unless disabled.
-  LLM0_CHECK(!j.contains("sliding_window") || j["sliding_window"].is_null() ||
-                 (j.contains("use_sliding_window") && j["use_sliding_window"] == false),
-             "{}: sliding_window attention is not supported by the engine (llm0 kv accounts for it)", src);
+  LLM0_CHECK(c.num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src,
+             c.num_hidden_layers);
+  c.layers = resolve_layers(j, c.num_hidden_layers, src, c.sliding_window);
+  c.attention_sinks = get_or<bool>(j, "attention_sinks", false, src);
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);
   c.attention_bias = get_or<bool>(j, "attention_bias", false, src);
   c.mlp_bias = get_or<bool>(j, "mlp_bias", false, src);
@@ -110,6 +155,14 @@ void ModelConfig::validate(const std::string& src) const {
   LLM0_CHECK(max_position_embeddings > 0, "{}: max_position_embeddings={} must be > 0", src,
              max_position_embeddings);
   LLM0_CHECK(rms_norm_eps > 0, "{}: rms_norm_eps={} must be > 0", src, rms_norm_eps);
+  LLM0_CHECK(layers.empty() || (int)layers.size() == num_hidden_layers,
+             "{}: {} per-layer entries but num_hidden_layers={}", src, layers.size(),
+             num_hidden_layers);
+  for (size_t il = 0; il < layers.size(); ++il)
+    LLM0_CHECK(layers[il].kind == LayerKind::FullAttention ? layers[il].sliding_window == 0
+                                                            : layers[il].sliding_window > 0,
+               "{}: layer {}: sliding_window={} does not fit its kind (sliding layers need W > 0)",
+               src, il, layers[il].sliding_window);
   LLM0_CHECK(hidden_act == "silu" || hidden_act == "gelu" || hidden_act == "gelu_new" ||
                  hidden_act == "gelu_pytorch_tanh",
              "{}: hidden_act=\"{}\" is not silu, gelu, gelu_new or gelu_pytorch_tanh", src, hidden_act);
@@ -126,7 +179,7 @@ void ModelConfig::validate(const std::string& src) const {
 
 nlohmann::json ModelConfig::to_json() const {
   nlohmann::json j = {
-      {"architectures", {model_type == "qwen3" ? "Qwen3ForCausalLM" : "LlamaForCausalLM"}},
+      {"architectures", {architecture_name(model_type)}},
       {"model_type", model_type},
       {"vocab_size", vocab_size},
       {"hidden_size", hidden_size},
@@ -150,6 +203,15 @@ nlohmann::json ModelConfig::to_json() const {
     j["rope_theta"] = rope_theta;
     j["partial_rotary_factor"] = partial_rotary_factor;
   }
+  bool slides = false;
+  nlohmann::json types = nlohmann::json::array();
+  for (int il = 0; il < num_hidden_layers; ++il) {
+    const LayerConfig l = layer(il);
+    slides |= l.kind == LayerKind::SlidingAttention;
+    types.push_back(l.kind == LayerKind::SlidingAttention ? "sliding_attention" : "full_attention");
+  }
+  if (slides) j["sliding_window"] = sliding_window, j["layer_types"] = types;
+  if (attention_sinks) j["attention_sinks"] = true;
   if (bos_token_id >= 0) j["bos_token_id"] = bos_token_id;
   if (eos_token_id >= 0) j["eos_token_id"] = eos_token_id;
   return j;

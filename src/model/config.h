@@ -1,8 +1,12 @@
-// ModelConfig: a Hugging Face config.json, field names verbatim (LlamaConfig / Qwen3Config /
-// GPT-2-like variants). Unknown fields are ignored; missing required or inconsistent fields are
-// errors naming the field and the file. llm0 extensions (not in HF configs) are marked below.
+// ModelConfig: a Hugging Face config.json, field names verbatim (LlamaConfig / MistralConfig /
+// Qwen2Config / Qwen3Config / GPT-2-like variants). Unknown fields are ignored; missing required
+// or inconsistent fields are errors naming the field and the file. llm0 extensions (not in HF
+// configs) are marked below. Per-layer choices (full or sliding attention) are resolved once into
+// `layers` (DESIGN.md "How new kinds plug in"), by the same rules as the KV ledger
+// (model/config_fields.h: layer_types, sliding_window_pattern, Mistral, Qwen2's max_window_layers).
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +20,16 @@ enum class PositionKind {
 };
 enum class NormKind { RMSNorm, LayerNorm };
 enum class MlpKind { SwiGLU, Gelu };
+
+/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention).
+enum class LayerKind { FullAttention, SlidingAttention };
+
+/// One layer's choices. sliding_window is W for sliding layers (query i sees keys i-W < j <= i)
+/// and 0 for full attention.
+struct LayerConfig {
+  LayerKind kind = LayerKind::FullAttention;
+  int sliding_window = 0;
+};
 
 struct ModelConfig {
   std::string model_type = "llama";  // "llama", "qwen3", ...
@@ -31,23 +45,35 @@ struct ModelConfig {
   double rope_theta = 0;             // required when position_embedding_type == "rope"
   double partial_rotary_factor = 1;  // rotary_dim = head_dim * factor
   bool tie_word_embeddings = false;
-  bool attention_bias = false;       // bias on q/k/v/o projections (HF LlamaConfig)
+  bool attention_bias = false;       // bias on q/k/v/o projections (HF LlamaConfig); qwen2: q/k/v only
   bool mlp_bias = false;             // bias on MLP projections (HF LlamaConfig)
   bool use_qk_norm = false;          // Qwen3's per-head RMSNorm of q, k (true for model_type qwen3)
   std::string hidden_act = "silu";   // "silu" -> SwiGLU; "gelu", "gelu_new", "gelu_pytorch_tanh" -> GELU MLP
-  // llm0 extensions (strings in config.json):
+  int sliding_window = 0;            // W of the sliding layers (0: no layer slides)
+  std::vector<LayerConfig> layers;   // [num_hidden_layers] (from_json resolves; empty = all full)
+  // llm0 extensions (not in HF configs):
   PositionKind position = PositionKind::Rope;  // "position_embedding_type": rope | learned | none
   NormKind norm = NormKind::RMSNorm;           // "norm_type": rmsnorm | layernorm
+  bool attention_sinks = false;  // "attention_sinks": true → model.layers.{i}.self_attn.sinks [H]
+                                 // (gpt-oss's learned per-head sink logits on a llama-style model)
   int bos_token_id = -1, eos_token_id = -1;
 
   MlpKind mlp() const { return hidden_act == "silu" ? MlpKind::SwiGLU : MlpKind::Gelu; }
   bool gelu_tanh() const { return hidden_act != "gelu"; }
   /// R = int(head_dim × partial_rotary_factor) (HF's rule); validate() requires it even.
   int rotary_dim() const;
+  /// Layer il's choices (full attention when `layers` is empty).
+  LayerConfig layer(int il) const;
+  /// Bias on q/k/v (attention_bias, or always for qwen2) and on o_proj (attention_bias, never
+  /// for qwen2: HF Qwen2Attention has bias=True on q/k/v_proj and bias=False on o_proj).
+  bool qkv_bias() const { return attention_bias || model_type == "qwen2"; }
+  bool o_bias() const { return attention_bias && model_type != "qwen2"; }
 
   /// Parses and validates. `source` names the file in error messages.
   /// Throws llm0::Error naming the field: missing required field, wrong type, non-positive size,
-  /// num_attention_heads % num_key_value_heads != 0, unknown hidden_act / norm / position kind.
+  /// num_attention_heads % num_key_value_heads != 0, unknown hidden_act / norm / position kind,
+  /// a model_type the engine does not run (gpt_oss, gemma*, ... named with what is missing),
+  /// linear_attention layers, rope_scaling.
   static ModelConfig from_json(const nlohmann::json& j, const std::string& source = "config.json");
   /// Reads and parses a config.json file. Throws llm0::Error naming the file.
   static ModelConfig from_file(const std::string& path);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cache/kv_cache.h"
+#include "cache/ring_kv_cache.h"
 #include "model/plan.h"
 #include "ops/embedding.h"
 #include "ops/loss.h"
@@ -89,10 +90,15 @@ ModelCache Model::new_cache(int max_context) const {
              "max context {} must be in [0, max_position_embeddings={}] (0 = the maximum)",
              max_context, cfg_.max_position_embeddings);
   const int cap = max_context ? max_context : cfg_.max_position_embeddings;
+  const int Hkv = cfg_.num_key_value_heads, D = cfg_.head_dim;
   ModelCache cache;
-  for (int il = 0; il < cfg_.num_hidden_layers; ++il)
-    cache.add(std::make_unique<KvCache>(cap, cfg_.num_key_value_heads, cfg_.head_dim,
-                                        cfg_.head_dim));
+  for (int il = 0; il < cfg_.num_hidden_layers; ++il) {
+    const LayerConfig l = cfg_.layer(il);
+    if (l.kind == LayerKind::SlidingAttention)
+      cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D));
+    else
+      cache.add(std::make_unique<KvCache>(cap, Hkv, D, D));
+  }
   return cache;
 }
 
@@ -103,8 +109,10 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
              cache.num_layers(), cfg_.num_hidden_layers);
   const int pos = cache.length(), C = cfg_.hidden_size, V = cfg_.vocab_size;
   LLM0_CHECK((long)pos + Tn <= cache.capacity(),
-             "context full: {} cached + {} new tokens exceed the cache capacity of {} tokens", pos,
-             Tn, cache.capacity());
+             "context full: {} cached + {} new tokens exceed the cache capacity of {} tokens{}", pos,
+             Tn, cache.capacity(), cfg_.sliding_window > 0 ? " (the position limit: sliding-window "
+             "layers hold only their last tokens, but positions beyond max_position_embeddings "
+             "were never trained)" : "");
   InferScratch& s = *infer_;
   s.ensure(cfg_, Tn);
   if (rope_) rope_->ensure(pos + Tn);
@@ -112,7 +120,7 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
   embed(tokens, s.positions.data(), Tn, s.x);
   for (int il = 0; il < cfg_.num_hidden_layers; ++il)
     blocks_[(size_t)il].forward_cached(s.x, Tn, pos, s.positions.data(),
-                                       cache.layer_as<KvCache>(il), s.block,
+                                       cache.layer(il), s.block,
                                        counters_[(size_t)il]);
   const int first = last_only ? Tn - 1 : 0, rows = Tn - first;
   final_norm_.forward(s.lnf, nullptr, nullptr, s.x + (long)first * C, rows);
@@ -121,7 +129,10 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
 
 WorkCounters Model::total_counters() const {
   WorkCounters t;
-  for (const WorkCounters& c : counters_) t.kv_projected += c.kv_projected, t.qk_scores += c.qk_scores;
+  for (const WorkCounters& c : counters_) {
+    t.kv_projected += c.kv_projected, t.qk_scores += c.qk_scores;
+    t.kv_bytes_read += c.kv_bytes_read;
+  }
   return t;
 }
 

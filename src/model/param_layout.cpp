@@ -3,6 +3,7 @@
 //   model.embed_tokens.weight [V, C]            model.embed_positions.weight [P, C] (learned only;
 //   model.layers.{i}.input_layernorm.weight [C]  llm0's name, as OPT's embed_positions)
 //   model.layers.{i}.self_attn.{q,k,v,o}_proj.weight / .bias   model.layers.{i}.self_attn.{q,k}_norm.weight [D]
+//   model.layers.{i}.self_attn.sinks [H] (attention_sinks; gpt-oss's name)
 //   model.layers.{i}.post_attention_layernorm.weight [C]
 //   model.layers.{i}.mlp.{gate,up,down}_proj.weight              model.norm.weight [C]
 //   lm_head.weight [V, C] (absent when tie_word_embeddings). LayerNorm adds a .bias beside each norm .weight.
@@ -33,10 +34,11 @@ void Model::declare_params() {
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const std::string p = layer_prefix(il);
     declare_norm(params_, c, p + "input_layernorm");
-    declare_linear(params_, p + "self_attn.q_proj", c.num_attention_heads * D, C, c.attention_bias);
-    declare_linear(params_, p + "self_attn.k_proj", c.num_key_value_heads * D, C, c.attention_bias);
-    declare_linear(params_, p + "self_attn.v_proj", c.num_key_value_heads * D, C, c.attention_bias);
-    declare_linear(params_, p + "self_attn.o_proj", C, c.num_attention_heads * D, c.attention_bias);
+    declare_linear(params_, p + "self_attn.q_proj", c.num_attention_heads * D, C, c.qkv_bias());
+    declare_linear(params_, p + "self_attn.k_proj", c.num_key_value_heads * D, C, c.qkv_bias());
+    declare_linear(params_, p + "self_attn.v_proj", c.num_key_value_heads * D, C, c.qkv_bias());
+    declare_linear(params_, p + "self_attn.o_proj", C, c.num_attention_heads * D, c.o_bias());
+    if (c.attention_sinks) params_.declare(p + "self_attn.sinks", Shape{c.num_attention_heads});
     if (c.use_qk_norm) {
       params_.declare(p + "self_attn.q_norm.weight", Shape{D});
       params_.declare(p + "self_attn.k_norm.weight", Shape{D});
@@ -77,6 +79,7 @@ void Model::bind_layers() {
     blk.norm1 = bind_norm(b, cfg_, p + "input_layernorm");
     blk.norm2 = bind_norm(b, cfg_, p + "post_attention_layernorm");
     blk.attn.cfg = &cfg_;
+    blk.attn.layer = cfg_.layer(il);
     blk.attn.rope = rope_.get();
     AttentionWeights& a = blk.attn.w;
     const std::string s = p + "self_attn.";
@@ -85,6 +88,7 @@ void Model::bind_layers() {
     a.v_w = b.value(s + "v_proj.weight"), a.v_b = b.value(s + "v_proj.bias");
     a.o_w = b.value(s + "o_proj.weight"), a.o_b = b.value(s + "o_proj.bias");
     a.q_norm = b.value(s + "q_norm.weight"), a.k_norm = b.value(s + "k_norm.weight");
+    a.sinks = b.value(s + "sinks"), a.dsinks = b.grad(s + "sinks");
     a.dq_w = b.grad(s + "q_proj.weight"), a.dq_b = b.grad(s + "q_proj.bias");
     a.dk_w = b.grad(s + "k_proj.weight"), a.dk_b = b.grad(s + "k_proj.bias");
     a.dv_w = b.grad(s + "v_proj.weight"), a.dv_b = b.grad(s + "v_proj.bias");

@@ -57,9 +57,13 @@ void InferScratch::ensure(const ModelConfig& c, int n) {
     if (pass == 0) arena.begin_measure(); else arena.allocate();
     BlockInferScratch& b = block;
     b.ln = arena.take(R * C), b.branch = arena.take(R * C);
-    b.q = arena.take(R * HD), b.q_raw = arena.take(R * HD), b.k_raw = arena.take(R * KD);
-    b.attn = arena.take(R * HD);
-    b.rstd = arena.take(R * (size_t)(c.num_attention_heads + c.num_key_value_heads));
+    AttentionInferScratch& a = b.attn;
+    a.q = arena.take(R * HD), a.q_raw = arena.take(R * HD), a.k_raw = arena.take(R * KD);
+    a.attn = arena.take(R * HD);
+    a.rstd = arena.take(R * (size_t)(c.num_attention_heads + c.num_key_value_heads));
+    // Sliding layers gather W − 1 cached positions before the new ones.
+    const size_t win = c.sliding_window > 0 ? (size_t)c.sliding_window - 1 + R : 0;
+    a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
     b.mlp.gate = arena.take(R * F), b.mlp.up = arena.take(R * F), b.mlp.h = arena.take(R * F);
     x = arena.take(R * C), lnf = arena.take(R * C);
   }

@@ -1,5 +1,6 @@
-// Causal grouped-query attention on OpenBLAS, processed in blocks of query rows so that each block
-// only multiplies against the keys it can see. See attention.h and docs/derivations/attention.md.
+// Causal grouped-query attention (sliding window, sinks) on OpenBLAS, processed in blocks of query
+// rows so that each block only multiplies against the keys it can see. See attention.h and
+// docs/derivations/attention.md.
 #include "ops/attention.h"
 
 #include <cblas.h>
@@ -31,12 +32,46 @@ void check_dims(const AttentionDims& d) {
              "num_key_value_heads={}", d.H, d.Hkv);
   LLM0_CHECK(d.q_offset >= 0 && d.q_offset + d.Tq <= d.Tk,
              "attention: q_offset={} + Tq={} exceeds Tk={}", d.q_offset, d.Tq, d.Tk);
+  LLM0_CHECK(d.window >= 0, "attention: sliding window {} must be >= 0", d.window);
+}
+
+// The keys a block of query rows [r0, r0 + rows) multiplies against: [k0, k0 + nk), from the
+// first row's window edge to the last row's own position.
+struct KeySpan {
+  int k0, nk;
+};
+KeySpan key_span(const AttentionDims& d, int r0, int rows) {
+  const int k0 = first_visible_key(d, d.q_offset + r0);
+  return {k0, d.q_offset + r0 + rows - k0};
+}
+
+// Row i of a block (span k0): visible keys [lo, hi) relative to k0.
+struct RowSpan {
+  int lo, hi;
+};
+RowSpan row_span(const AttentionDims& d, const KeySpan& ks, int r0, int i) {
+  const int pos = d.q_offset + r0 + i;
+  return {first_visible_key(d, pos) - ks.k0, pos + 1 - ks.k0};
 }
 
 // S[rows, nk] = scale · q_block · kᵀ  (q rows strided by H·D, k rows by Hkv·D).
 void scores(float* S, const float* qb, const float* kb, int rows, int nk, const AttentionDims& d) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nk, d.D, d.scale, qb, d.H * d.D, kb,
               d.Hkv * d.D, 0.0f, S, nk);
+}
+
+// Softmax of one row's visible scores s[lo, hi) in place (the sink, when given, joins the
+// normaliser); everything outside [lo, hi) becomes exactly 0. Returns the log-sum-exp.
+float softmax_row(float* s, int nk, RowSpan r, const float* sink) {
+  float mx = simd::max_of(s + r.lo, r.hi - r.lo);
+  if (sink) mx = std::max(mx, *sink);
+  double sum = simd::sum_exp(s + r.lo, r.hi - r.lo, mx, s + r.lo);  // s[j] ← e^{s[j] - mx}
+  if (sink) sum += std::exp((double)*sink - mx);
+  const float inv = (float)(1.0 / sum);
+  for (int j = r.lo; j < r.hi; ++j) s[j] *= inv;
+  std::fill(s, s + r.lo, 0.0f);  // masked: weight exactly 0
+  std::fill(s + r.hi, s + nk, 0.0f);
+  return mx + (float)std::log(sum);
 }
 
 // For j < n: p[j] ← P_ij = e^{s_ij - L_i} (p holds the scores s, L the saved log-sum-exp) and
@@ -55,6 +90,14 @@ void softmax_grad(float* p, float* dp, int n, float L, float Di) {
   }
 }
 
+// Visible pairs B · H · Σ_t (number of keys query t sees).
+uint64_t visible_pairs(const AttentionDims& d) {
+  uint64_t pairs = 0;
+  for (int t = 0; t < d.Tq; ++t)
+    pairs += (uint64_t)(d.q_offset + t + 1 - first_visible_key(d, d.q_offset + t));
+  return pairs * (uint64_t)d.B * (uint64_t)d.H;
+}
+
 }  // namespace
 
 uint64_t attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
@@ -62,48 +105,45 @@ uint64_t attention_forward(float* out, float* lse, const float* q, const float* 
   check_dims(d);
   const int B = d.B, Tq = d.Tq, Tk = d.Tk, H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv;
   const int group = H / Hkv;
+  const uint64_t pairs = visible_pairs(d);
   // Threads only when there is enough work: a parallel region costs more than a decode step's
   // attention for small models.
-  const long work = (long)B * H * Tq * (d.q_offset + Tq) * (D + Dv);
+  const long work = (long)(pairs * (uint64_t)(D + Dv));
 #pragma omp parallel for schedule(dynamic) if (B * H > 1 && work > 65536)
   for (int bh = 0; bh < B * H; ++bh) {
     thread_local std::vector<float> buf;
     const int b = bh / H, h = bh % H, g = h / group;
     const float* kb = k + ((long)b * Tk * Hkv + g) * D;    // k[b, 0, g, :]
     const float* vb = v + ((long)b * Tk * Hkv + g) * Dv;   // v[b, 0, g, :]
+    const float* sink = d.sinks ? d.sinks + h : nullptr;
     for (int r0 = 0; r0 < Tq; r0 += kRowBlock) {
       const int rows = std::min(kRowBlock, Tq - r0);
-      const int nk = d.q_offset + r0 + rows;  // keys visible to the block's last row
-      float* S = scratch(buf, (size_t)rows * nk);  // [rows, nk]
+      const KeySpan ks = key_span(d, r0, rows);
+      float* S = scratch(buf, (size_t)rows * ks.nk);  // [rows, nk]
       const float* qb = q + (((long)b * Tq + r0) * H + h) * D;
-      scores(S, qb, kb, rows, nk, d);
+      scores(S, qb, kb + (long)ks.k0 * Hkv * D, rows, ks.nk, d);
       for (int i = 0; i < rows; ++i) {
-        float* s = S + (long)i * nk;
-        const int visible = d.q_offset + r0 + i + 1;
-        const float mx = simd::max_of(s, visible);
-        const double sum = simd::sum_exp(s, visible, mx, s);  // s[j] ← e^{s[j] - mx}
-        const float inv = (float)(1.0 / sum);
-        for (int j = 0; j < visible; ++j) s[j] *= inv;
-        for (int j = visible; j < nk; ++j) s[j] = 0.0f;  // masked: weight exactly 0
-        if (lse) lse[((long)b * H + h) * Tq + r0 + i] = mx + (float)std::log(sum);
+        const float L = softmax_row(S + (long)i * ks.nk, ks.nk, row_span(d, ks, r0, i), sink);
+        if (lse) lse[((long)b * H + h) * Tq + r0 + i] = L;
       }
-      // out_block[rows, Dv] = P[rows, nk] · v[nk, Dv]
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, Dv, nk, 1.0f, S, nk, vb,
-                  Hkv * Dv, 0.0f, out + (((long)b * Tq + r0) * H + h) * Dv, H * Dv);
+      // out_block[rows, Dv] = P[rows, nk] · v[k0 .. k0 + nk, Dv]
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, Dv, ks.nk, 1.0f, S, ks.nk,
+                  vb + (long)ks.k0 * Hkv * Dv, Hkv * Dv, 0.0f,
+                  out + (((long)b * Tq + r0) * H + h) * Dv, H * Dv);
     }
   }
-  uint64_t pairs = 0;
-  for (int t = 0; t < Tq; ++t) pairs += (uint64_t)(d.q_offset + t + 1);
-  return pairs * (uint64_t)B * (uint64_t)H;
+  return pairs;
 }
 
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q,
                         const float* k, const float* v, const float* out, const float* lse,
-                        const AttentionDims& d) {
+                        const AttentionDims& d, float* dsinks) {
   check_dims(d);
   LLM0_CHECK(d.q_offset + d.Tq == d.Tk, "attention_backward needs q_offset + Tq == Tk");
   const int B = d.B, T = d.Tq, Tk = d.Tk, H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv;
   const int group = H / Hkv;
+  // ∂L/∂sink per (b, h), each written by the one task that owns (b, h); summed over b in order.
+  std::vector<double> dsink_bh(d.sinks && dsinks ? (size_t)B * H : 0, 0.0);
   // One task per (b, KV head g): the query heads of a group all add into the same dk/dv rows.
 #pragma omp parallel for schedule(dynamic) if (B * Hkv > 1)
   for (int bg = 0; bg < B * Hkv; ++bg) {
@@ -119,37 +159,49 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
       std::fill_n(dvb + (long)j * Hkv * Dv, Dv, 0.0f);
     }
     for (int h = g * group; h < (g + 1) * group; ++h) {
+      double dsink = 0;
       for (int r0 = 0; r0 < T; r0 += kRowBlock) {
-        const int rows = std::min(kRowBlock, T - r0), nk = d.q_offset + r0 + rows;
+        const int rows = std::min(kRowBlock, T - r0);
+        const KeySpan ks = key_span(d, r0, rows);
+        const int nk = ks.nk;
+        const long kofs = (long)ks.k0 * Hkv;             // first key row of the span
         float* P = scratch(buf_p, (size_t)rows * nk);    // [rows, nk]
         float* dP = scratch(buf_dp, (size_t)rows * nk);  // [rows, nk], becomes dS
         const long row0 = ((long)b * T + r0) * H + h;    // (b, r0, h) row of q/out
         const float* qb = q + row0 * D;
         const float* ob = out + row0 * Dv;
         const float* dob = dout + row0 * Dv;
-        scores(P, qb, kb, rows, nk, d);
+        scores(P, qb, kb + kofs * D, rows, nk, d);
         // dP[rows, nk] = dO[rows, Dv] · vᵀ
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nk, Dv, 1.0f, dob, H * Dv, vb,
-                    Hkv * Dv, 0.0f, dP, nk);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nk, Dv, 1.0f, dob, H * Dv,
+                    vb + kofs * Dv, Hkv * Dv, 0.0f, dP, nk);
         for (int i = 0; i < rows; ++i) {
           float* p = P + (long)i * nk;
           float* dp = dP + (long)i * nk;
-          const int visible = d.q_offset + r0 + i + 1;
+          const RowSpan r = row_span(d, ks, r0, i);
           const float L = lse[((long)b * H + h) * T + r0 + i];
           double di = 0;  // D_i = Σ_c dO_ic O_ic = Σ_j P_ij dP_ij
           for (int c = 0; c < Dv; ++c) di += (double)dob[(long)i * H * Dv + c] * ob[(long)i * H * Dv + c];
-          softmax_grad(p, dp, visible, L, (float)di);
-          for (int j = visible; j < nk; ++j) p[j] = dp[j] = 0.0f;
+          softmax_grad(p + r.lo, dp + r.lo, r.hi - r.lo, L, (float)di);
+          std::fill(p, p + r.lo, 0.0f), std::fill(dp, dp + r.lo, 0.0f);
+          std::fill(p + r.hi, p + nk, 0.0f), std::fill(dp + r.hi, dp + nk, 0.0f);
+          if (d.sinks) dsink -= std::exp((double)d.sinks[h] - L) * di;  // P_sink (0 − D_i)
         }
         // dv[nk, Dv] += Pᵀ · dO ;  dq_block = scale · dS · k ;  dk[nk, D] += scale · dSᵀ · q_block
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nk, Dv, rows, 1.0f, P, nk, dob,
-                    H * Dv, 1.0f, dvb, Hkv * Dv);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, D, nk, d.scale, dP, nk, kb,
-                    Hkv * D, 0.0f, dq + row0 * D, H * D);
+                    H * Dv, 1.0f, dvb + kofs * Dv, Hkv * Dv);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, D, nk, d.scale, dP, nk,
+                    kb + kofs * D, Hkv * D, 0.0f, dq + row0 * D, H * D);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nk, D, rows, d.scale, dP, nk, qb,
-                    H * D, 1.0f, dkb, Hkv * D);
+                    H * D, 1.0f, dkb + kofs * D, Hkv * D);
       }
+      if (!dsink_bh.empty()) dsink_bh[(size_t)b * H + h] = dsink;
     }
+  }
+  for (int h = 0; h < H && !dsink_bh.empty(); ++h) {
+    double s = 0;
+    for (int b = 0; b < B; ++b) s += dsink_bh[(size_t)b * H + h];
+    dsinks[h] += (float)s;
   }
 }
 

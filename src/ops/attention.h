@@ -2,9 +2,15 @@
 // eq. 1: softmax(Q Kᵀ / √d_k) V; GQA, Ainslie et al., arXiv:2305.13245). Query head h reads KV
 // head h / (H / Hkv) (consecutive grouping, as HF repeat_kv). MHA: Hkv = H; MQA: Hkv = 1.
 // Layouts (row-major, outermost first): q [B, Tq, H, D], k [B, Tk, Hkv, D], v [B, Tk, Hkv, Dv],
-// out [B, Tq, H, Dv], lse [B, H, Tq]. Causal rule: query t sits at absolute position
-// q_offset + t and sees keys 0..q_offset + t. Training calls it with q_offset = 0, Tk = Tq;
-// cached inference with the cache's K/V (Tk = keys cached, q_offset = Tk - Tq).
+// out [B, Tq, H, Dv], lse [B, H, Tq]. Visibility rule (the one rule of forward, backward, the
+// score count and the reference): query t sits at absolute position i = q_offset + t and sees
+// key j iff j <= i and, with a sliding window W > 0, j > i - W (itself and W - 1 earlier keys;
+// Mistral / HF `sliding_window_overlay`). Training calls it with q_offset = 0, Tk = Tq; cached
+// inference with the cache's K/V (Tk = keys cached, q_offset = Tk - Tq). Only differences of
+// positions matter, so key 0 may be any absolute position (a sliding layer's gathered window).
+// Attention sinks (gpt-oss; Xiao et al., arXiv:2309.17453): one logit per query head joins every
+// row's softmax and is dropped after it, p_j = e^{s_j} / (Σ_k e^{s_k} + e^{sink_h}); unscaled, no
+// value. HF reference: transformers/models/gpt_oss/modeling_gpt_oss.py eager_attention_forward.
 // Backward (FlashAttention-2 style recompute from lse, arXiv:2307.08691 Alg. 2):
 // docs/derivations/attention.md.
 #pragma once
@@ -17,20 +23,31 @@ struct AttentionDims {
   int B = 1, Tq = 1, Tk = 1, H = 1, Hkv = 1, D = 1, Dv = 1;
   int q_offset = 0;  // absolute position of query 0; must satisfy q_offset + Tq <= Tk
   float scale = 1;   // usually 1 / sqrt(D)
+  int window = 0;    // sliding window W (keys j > i - W visible); 0 = every earlier key
+  const float* sinks = nullptr;  // [H] sink logits (natural-log units); null = no sinks
 };
 
-/// out = softmax(scale · q kᵀ + causal mask) v; lse [B, H, Tq] = log Σ_j exp(scale q·k_j) over
-/// the visible keys (saved for backward; may be null). Returns the number of q·k scores that
-/// enter a softmax (the causal pairs, B · H · Σ_t (q_offset + t + 1)). Throws llm0::Error on
-/// inconsistent dims (H % Hkv != 0, q_offset + Tq > Tk).
+/// First key visible to the query at absolute position i (the window's left edge; 0 without a
+/// window). The last visible key is i itself.
+inline int first_visible_key(const AttentionDims& d, int i) {
+  return d.window > 0 && i >= d.window ? i - d.window + 1 : 0;
+}
+
+/// out = softmax(scale · q kᵀ + mask [+ sink column]) v; lse [B, H, Tq] = log(Σ_j exp(scale q·k_j)
+/// [+ exp(sink_h)]) over the visible keys (saved for backward; may be null). Returns the number
+/// of q·k scores that enter a softmax (the visible pairs: B · H · Σ_t (q_offset + t + 1) without
+/// a window, each row capped at W with one). Throws llm0::Error on inconsistent dims
+/// (H % Hkv != 0, q_offset + Tq > Tk, window < 0).
 uint64_t attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
                            const AttentionDims& d);
 
 /// Backward for training (requires q_offset + Tq == Tk): given dout [B, Tq, H, Dv] and the
 /// forward's out and lse, writes (overwrites) dq [B, Tq, H, D], dk [B, Tk, Hkv, D],
-/// dv [B, Tk, Hkv, Dv]. dk/dv sum over the query heads that share a KV head.
+/// dv [B, Tk, Hkv, Dv]. dk/dv sum over the query heads that share a KV head. With d.sinks,
+/// dsinks [H] accumulates (+=) ∂L/∂sink_h = −Σ_{b,i} P_sink(b,h,i) · D_i
+/// (docs/derivations/attention.md); dsinks may be null to skip it.
 void attention_backward(float* dq, float* dk, float* dv, const float* dout, const float* q,
                         const float* k, const float* v, const float* out, const float* lse,
-                        const AttentionDims& d);
+                        const AttentionDims& d, float* dsinks = nullptr);
 
 }  // namespace llm0

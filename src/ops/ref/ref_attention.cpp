@@ -10,7 +10,7 @@
 namespace llm0::ref {
 
 uint64_t attention_forward(double* out, double* lse, const double* q, const double* k,
-                           const double* v, const AttentionDims& d) {
+                           const double* v, const AttentionDims& d, const double* sinks) {
   const int B = d.B, Tq = d.Tq, Tk = d.Tk, H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv;
   LLM0_CHECK(B > 0 && Tq > 0 && H > 0 && Hkv > 0 && D > 0 && Dv > 0 && H % Hkv == 0,
              "ref attention: bad dims B={} Tq={} H={} Hkv={} D={} Dv={}", B, Tq, H, Hkv, D, Dv);
@@ -22,10 +22,11 @@ uint64_t attention_forward(double* out, double* lse, const double* q, const doub
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < Tq; ++t)
       for (int h = 0; h < H; ++h) {
-        const int g = h / group, visible = d.q_offset + t + 1;
+        const int g = h / group, i = d.q_offset + t;
+        const int first = first_visible_key(d, i), visible = i + 1;  // the one visibility rule
         const double* qr = q + (((long)b * Tq + t) * H + h) * D;
-        double mx = -INFINITY;
-        for (int j = 0; j < visible; ++j) {
+        double mx = sinks ? sinks[h] : -INFINITY;
+        for (int j = first; j < visible; ++j) {
           const double* kr = k + (((long)b * Tk + j) * Hkv + g) * D;
           double dot = 0;
           for (int c = 0; c < D; ++c) dot += qr[c] * kr[c];
@@ -33,12 +34,12 @@ uint64_t attention_forward(double* out, double* lse, const double* q, const doub
           mx = std::max(mx, s[j]);
           ++count;
         }
-        double sum = 0;
-        for (int j = 0; j < visible; ++j) sum += (s[j] = std::exp(s[j] - mx));
+        double sum = sinks ? std::exp(sinks[h] - mx) : 0.0;
+        for (int j = first; j < visible; ++j) sum += (s[j] = std::exp(s[j] - mx));
         double* o = out + (((long)b * Tq + t) * H + h) * Dv;
         for (int c = 0; c < Dv; ++c) {
           double acc = 0;
-          for (int j = 0; j < visible; ++j) acc += s[j] * v[(((long)b * Tk + j) * Hkv + g) * Dv + c];
+          for (int j = first; j < visible; ++j) acc += s[j] * v[(((long)b * Tk + j) * Hkv + g) * Dv + c];
           o[c] = acc / sum;
         }
         if (lse) lse[((long)b * H + h) * Tq + t] = mx + std::log(sum);

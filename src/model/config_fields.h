@@ -1,4 +1,4 @@
-// Reading the fields the KV ledger needs from a Hugging Face config.json, with errors that name
+// Reading config.json fields (for ModelConfig and the KV ledger alike), with errors that name
 // the field and the file, and resolving each layer's kind (`layer_types` names) from the several
 // conventions configs use: layer_types, full_attention_interval (Qwen3-Next),
 // sliding_window_pattern (Gemma 3, Cohere 2), Gemma 2's alternation, and sliding_window with
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace llm0::ledger {
+namespace llm0 {
 
 /// A config.json seen through typed, checked accessors. `config` must outlive this object.
 struct ConfigFields {
@@ -44,4 +44,4 @@ std::vector<std::string> resolve_layer_types(const ConfigFields& f, int64_t num_
 /// a × b, throwing llm0::Error ("`what` overflows 64 bits", naming `source`) on overflow.
 uint64_t mul_checked(uint64_t a, uint64_t b, std::string_view what, std::string_view source);
 
-}  // namespace llm0::ledger
+}  // namespace llm0

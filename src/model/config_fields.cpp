@@ -1,17 +1,17 @@
-// Checked config.json accessors and per-layer kind resolution for the KV ledger (see kv_config.h).
+// Checked config.json accessors and per-layer kind resolution (see config_fields.h).
 // Layer-kind rules follow Hugging Face transformers' config classes: Qwen3NextConfig
 // ("linear_attention" if (i + 1) % full_attention_interval else "full_attention"),
 // Gemma3TextConfig ("sliding_attention" if (i + 1) % sliding_window_pattern else
 // "full_attention"), Gemma2Config (same with pattern 2) and Qwen2Config ("sliding_attention" when
 // use_sliding_window and i >= max_window_layers).
-#include "ledger/kv_config.h"
+#include "model/config_fields.h"
 
 #include <cmath>
 #include <cstdint>
 
 #include "core/check.h"
 
-namespace llm0::ledger {
+namespace llm0 {
 
 using nlohmann::json;
 
@@ -136,4 +136,4 @@ uint64_t mul_checked(uint64_t a, uint64_t b, std::string_view what, std::string_
   return r;
 }
 
-}  // namespace llm0::ledger
+}  // namespace llm0
