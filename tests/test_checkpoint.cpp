@@ -157,3 +157,33 @@ TEST(Checkpoint, CliInitThenForwardWritesLogitsNpy) {
   EXPECT_NE(std::system((cli + " forward --model " + model + " --tokens '1 x' --output " + npy +
                          " 2>/dev/null").c_str()), 0);
 }
+
+// `llm0 forward --chunks 5,3,1` (the cached path: prefill 5, chunks 3 and 1, then single tokens)
+// writes the full forward's logits, for a model with sliding layers (ring caches, W = 4 < the
+// chunks' reach) and sinks, from an F32 and a Hugging Face style BF16 checkpoint.
+TEST(Checkpoint, CliForwardChunksEqualsFullForward) {
+  ModelConfig c = sliding_config(4, {1, 0, 1}, true, /*qwen2=*/true);
+  for (DType dtype : {DType::F32, DType::BF16}) {
+    const std::string dir = temp_dir(dtype == DType::F32 ? "chunks_f32" : "chunks_bf16");
+    Model m(c);
+    random_weights(m, 9, 0.3);
+    write_hf_style(m, dir, dtype);
+    const std::string cli = LLM0_CLI, full = dir + "/full.npy", cached = dir + "/cached.npy";
+    const std::string ids = "'3 1 4 1 5 9 2 6 5 3 5 8 9 7 9 3 2 3 8'";  // T = 19
+    ASSERT_EQ(std::system((cli + " forward --model " + dir + " --tokens " + ids + " --output " +
+                           full + " > /dev/null").c_str()), 0);
+    ASSERT_EQ(std::system((cli + " forward --model " + dir + " --tokens " + ids + " --output " +
+                           cached + " --chunks 5,3,1 > /dev/null").c_str()), 0);
+    const Tensor a = read_npy(full), b = read_npy(cached);
+    ASSERT_EQ(a.shape(), b.shape());
+    ASSERT_EQ(a.shape(), (Shape{19, c.vocab_size}));
+    double worst = 0;
+    for (int64_t i = 0; i < a.numel(); ++i)
+      worst = std::max(worst, (double)std::fabs(a.data()[i] - b.data()[i]));
+    EXPECT_LT(worst, 1e-4) << (dtype == DType::F32 ? "f32" : "bf16");
+    EXPECT_GT(std::fabs(a.data()[0] - a.data()[c.vocab_size]), 0.0f);  // rows differ: not vacuous
+  }
+  const std::string dir = temp_dir("chunks_f32");
+  EXPECT_NE(std::system((std::string(LLM0_CLI) + " forward --model " + dir + " --tokens '1 2' " +
+                         "--output " + dir + "/x.npy --chunks 2,0 2>/dev/null").c_str()), 0);
+}

@@ -1,11 +1,13 @@
-// `llm0 forward --model DIR --tokens "1 2 3" --output logits.npy`: full forward of one sequence,
-// float32 logits [T, vocab_size] written as a NumPy .npy file.
+// `llm0 forward --model DIR --tokens "1 2 3" --output logits.npy [--chunks 5,3,1]`: full forward
+// of one sequence, or (--chunks) the same logits through the cached path — prefill with the first
+// chunk, then each following chunk, then single tokens — as float32 [T, vocab_size] .npy.
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "common.h"
 #include "core/check.h"
+#include "infer/chunked_forward.h"
 #include "io/checkpoint.h"
 #include "io/npy.h"
 
@@ -34,11 +36,17 @@ std::vector<int> parse_ids(const std::string& s) {
 }  // namespace
 
 void register_forward(CLI::App& app) {
-  auto* cmd = app.add_subcommand("forward", "Full forward of a token sequence; writes logits [T, V] as .npy");
+  auto* cmd = app.add_subcommand("forward", "Forward of a token sequence (full, or cached with --chunks); writes logits [T, V] as .npy");
   static std::string model_dir, tokens, output;
+  static std::vector<int> chunks;
   cmd->add_option("--model", model_dir, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--tokens", tokens, "Token ids, space-separated, e.g. \"1 2 3\"")->required();
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
+  cmd->add_option("--chunks", chunks,
+                  "Run the cached path instead: prefill with the first chunk, then each chunk, "
+                  "then the rest one token at a time (e.g. 5,3,1)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   add_threads_option(cmd);
   cmd->callback([] {
     const std::vector<int> ids = parse_ids(tokens);
@@ -46,6 +54,10 @@ void register_forward(CLI::App& app) {
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
       LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);
+    if (!chunks.empty()) {
+      write_npy(output, chunked_forward(*model, ids, chunks).data(), Shape{T, V});
+      return;
+    }
     std::vector<int> targets((size_t)T, -1);
     model->forward(ids.data(), targets.data(), 1, T);
     write_npy(output, model->logits(), Shape{T, V});

@@ -1,0 +1,26 @@
+// The cached path as one call. See chunked_forward.h.
+#include "infer/chunked_forward.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+
+namespace llm0 {
+
+std::vector<float> chunked_forward(Model& model, const std::vector<int>& tokens,
+                                   const std::vector<int>& chunks, int max_context) {
+  const int T = (int)tokens.size(), V = model.config().vocab_size;
+  LLM0_CHECK(T > 0, "chunked forward: the token sequence is empty");
+  for (int c : chunks) LLM0_CHECK(c >= 1, "--chunks: chunk size {} must be >= 1", c);
+  ModelCache cache = model.new_cache(max_context);
+  std::vector<float> logits((size_t)T * V);
+  int pos = 0;
+  for (size_t i = 0; pos < T; ++i) {
+    const int n = std::min(i < chunks.size() ? chunks[i] : 1, T - pos);
+    model.forward_cached(tokens.data() + pos, n, cache, logits.data() + (size_t)pos * V);
+    pos += n;
+  }
+  return logits;
+}
+
+}  // namespace llm0
