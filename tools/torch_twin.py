@@ -100,10 +100,35 @@ def load_config(path):
     c.setdefault("tie_word_embeddings", False)
     c.setdefault("attention_bias", False)
     c.setdefault("mlp_bias", False)
+    # qwen2: bias on q/k/v (always), none on o_proj (HF Qwen2Attention)
+    c["qkv_bias"] = c["attention_bias"] or c["model_type"] == "qwen2"
+    c["o_bias"] = c["attention_bias"] and c["model_type"] != "qwen2"
+    c["layer_types"] = layer_types(c)
+    c.setdefault("attention_sinks", False)
     if c.get("use_qk_norm") is None:
         c["use_qk_norm"] = c["model_type"] == "qwen3"
     c.setdefault("hidden_act", "silu")
     return c
+
+
+def layer_types(c):
+    """Per-layer "full_attention" / "sliding_attention", by Hugging Face's config rules (written
+    again here, independently of src/model/config_fields.cpp)."""
+    L = c["num_hidden_layers"]
+    if c.get("layer_types") is not None:
+        return list(c["layer_types"])
+    W = c.get("sliding_window")
+    if W is None:
+        return ["full_attention"] * L
+    if c.get("sliding_window_pattern") is not None:  # Gemma 3: every pattern-th layer is full
+        p = c["sliding_window_pattern"]
+        return ["sliding_attention" if (i + 1) % p else "full_attention" for i in range(L)]
+    if "use_sliding_window" in c:  # Qwen2: layers i >= max_window_layers slide
+        if not c["use_sliding_window"]:
+            return ["full_attention"] * L
+        first = c.get("max_window_layers") or 0
+        return ["sliding_attention" if i >= first else "full_attention" for i in range(L)]
+    return ["sliding_attention"] * L  # Mistral: every layer slides
 
 
 def rotary_dim(c):
@@ -133,7 +158,9 @@ def param_shapes(c):
         p = f"model.layers.{i}."
         norm(p + "input_layernorm")
         for proj, out, inp in (("q", H * D, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
-            linear(p + f"self_attn.{proj}_proj", out, inp, c["attention_bias"])
+            linear(p + f"self_attn.{proj}_proj", out, inp, c["o_bias"] if proj == "o" else c["qkv_bias"])
+        if c["attention_sinks"]:
+            s[p + "self_attn.sinks"] = (H,)
         if c["use_qk_norm"]:
             s[p + "self_attn.q_norm.weight"] = (D,)
             s[p + "self_attn.k_norm.weight"] = (D,)
@@ -190,7 +217,7 @@ class Twin:
         rot = torch.cat([-xr[..., half:], xr[..., :half]], -1)
         return torch.cat([xr * cos + rot * sin, xp], -1)
 
-    def _attention(self, x, pre):
+    def _attention(self, x, pre, sliding):
         c = self.c
         B, T, _ = x.shape
         H, Hkv, D = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
@@ -208,9 +235,17 @@ class Twin:
         k = k.repeat_interleave(g, dim=1)
         v = v.repeat_interleave(g, dim=1)
         s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(D))
-        mask = torch.ones(T, T, dtype=torch.bool).triu(1)
-        s = s.masked_fill(mask, float("-inf"))
-        a = torch.softmax(s, -1) @ v  # [B, H, T, D]
+        i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]
+        visible = j <= i
+        if sliding:  # HF sliding_window_overlay: key j visible to query i iff j > i - W
+            visible = visible & (j > i - c["sliding_window"])
+        s = s.masked_fill(~visible, float("-inf"))
+        if c["attention_sinks"]:  # gpt-oss eager_attention_forward: a sink column, dropped after
+            sink = self.params[pre + "sinks"].reshape(1, H, 1, 1).expand(B, H, T, 1)
+            p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :-1]
+        else:
+            p = torch.softmax(s, -1)
+        a = p @ v  # [B, H, T, D]
         return self._linear(a.transpose(1, 2).reshape(B, T, H * D), pre + "o_proj")
 
     def _mlp(self, x, pre):
@@ -230,7 +265,8 @@ class Twin:
             x = x + p["model.embed_positions.weight"][:T][None]
         for i in range(c["num_hidden_layers"]):
             pre = f"model.layers.{i}."
-            x = x + self._attention(self._norm(x, pre + "input_layernorm"), pre + "self_attn.")
+            sliding = c["layer_types"][i] == "sliding_attention"
+            x = x + self._attention(self._norm(x, pre + "input_layernorm"), pre + "self_attn.", sliding)
             x = x + self._mlp(self._norm(x, pre + "post_attention_layernorm"), pre + "mlp.")
         x = self._norm(x, "model.norm")
         head = p["model.embed_tokens.weight"] if c["tie_word_embeddings"] else p["lm_head.weight"]

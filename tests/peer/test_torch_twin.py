@@ -1,6 +1,7 @@
 """llm0 against its PyTorch twin (tools/torch_twin.py), as llm.c tests itself against PyTorch.
 
-For each tiny config: `llm0 init` writes a checkpoint, every weight is then replaced by random
+For each tiny config (Llama, Qwen3, GPT-2 flavours; Mistral / Qwen2 / layer_types sliding-window
+layers and gpt-oss sinks): `llm0 init` writes a checkpoint, every weight is then replaced by random
 values of a scale that exercises every path (norm weights != 1, biases != 0, attention far from
 uniform), and `llm0 check grads` and the twin (float32, all configs in this one process) compute
 logits, loss, every parameter's gradient and the losses of 5 AdamW steps on the same batch.
@@ -13,6 +14,7 @@ Exit 0 pass, 1 fail, 77 skipped (no torch).
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -49,7 +51,18 @@ CONFIGS = {
     "long_gqa_2threads": dict(vocab_size=301, hidden_size=64, intermediate_size=96, num_attention_heads=8,
                               num_key_value_heads=2, head_dim=16, max_position_embeddings=80,
                               rope_theta=10000.0, _batch=(2, 70), _threads=2),
+    # Sliding-window layers (W < T) and gpt-oss sinks; these also run the cached path
+    # (`llm0 forward --chunks`) and a BF16 copy of the checkpoint against the twin.
+    "mistral_all_sliding": dict(model_type="mistral", num_attention_heads=4, num_key_value_heads=2, head_dim=6,
+                                sliding_window=3),
+    "qwen2_swa_sinks": dict(model_type="qwen2", num_attention_heads=6, num_key_value_heads=3, head_dim=4,
+                            num_hidden_layers=3, use_sliding_window=True, max_window_layers=1, sliding_window=4,
+                            attention_sinks=True),
+    "layer_types_sinks_long": dict(num_attention_heads=4, num_key_value_heads=1, head_dim=8, vocab_size=97,
+                                   layer_types=["sliding_attention", "full_attention"], sliding_window=20,
+                                   attention_sinks=True, max_position_embeddings=80, _batch=(2, 70), _threads=2),
 }
+SLIDING_OR_SINKS = ("sliding_window", "attention_sinks", "layer_types")
 
 
 def randomize(weights, cfg, rng):
@@ -58,6 +71,8 @@ def randomize(weights, cfg, rng):
     for n, w in weights.items():
         if w.ndim == 1 and n.endswith(".bias"):
             v = 0.2 * rng.standard_normal(w.shape)
+        elif n.endswith(".sinks"):  # sink logits from well below to above the scores
+            v = 1.5 * rng.standard_normal(w.shape)
         elif w.ndim == 1:  # norm weights
             v = 1.0 + 0.3 * rng.standard_normal(w.shape)
         elif "embed" in n:
@@ -75,6 +90,50 @@ def rel(a, b, floor=0.0):
     den = max(float(np.linalg.norm(b)), floor)
     diff = float(np.linalg.norm(a - b))
     return diff / den if den > 0 else diff
+
+
+def write_bf16_copy(src, dst):
+    """dst: config.json of src and its weights rounded to BF16 (round to nearest even), as a Hugging
+    Face BF16 checkpoint; returns the rounded weights (float32)."""
+    os.makedirs(dst, exist_ok=True)
+    with open(os.path.join(src, "config.json")) as f:
+        cfg = json.load(f)
+    cfg["torch_dtype"] = "bfloat16"
+    with open(os.path.join(dst, "config.json"), "w") as f:
+        json.dump(cfg, f)
+    header, blobs, offset = {}, [], 0
+    for name, a in torch_twin.read_safetensors(os.path.join(src, "model.safetensors")).items():
+        bits = np.ascontiguousarray(a, np.float32).view(np.uint32).astype(np.uint64)
+        bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("<u2")  # RNE, finite inputs
+        b = bits.tobytes()
+        header[name] = {"dtype": "BF16", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    h = json.dumps(header).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    with open(os.path.join(dst, "model.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
+def check_cached_and_bf16(llm0, ckpt, d, row, threads):
+    """Logits of one sequence through llm0's cached path (--chunks 5,3,1: the chunks straddle the
+    sliding window) and from a BF16 copy of the checkpoint (full and cached), each against the twin
+    (float32) on the same weights. Returns failure messages."""
+    failures = []
+    ids = " ".join(str(int(t)) for t in row)
+    bf16 = os.path.join(d, "ckpt_bf16")
+    write_bf16_copy(ckpt, bf16)
+    for label, model, chunks in (("cached f32", ckpt, "5,3,1"), ("full bf16", bf16, None),
+                                 ("cached bf16", bf16, "5,3,1")):
+        out = os.path.join(d, label.replace(" ", "_") + ".npy")
+        cmd = [llm0, "forward", "--model", model, "--tokens", ids, "--output", out, "--threads", str(threads)]
+        subprocess.run(cmd + (["--chunks", chunks] if chunks else []), check=True, capture_output=True)
+        ref = torch_twin.run_twin(model, row[None, :], np.full((1, len(row)), -1), 0)["logits"]
+        err = rel(np.load(out), ref)
+        print(f"  {'':24s} {label:11s} vs twin f32: logits {err:.2e}")
+        if not err <= TOL_LOGITS:
+            failures.append(f"{label} logits rel err {err:.3e} > {TOL_LOGITS:g}")
+    return failures
 
 
 def run_config(llm0, name, overrides, work, seed):
@@ -140,6 +199,8 @@ def run_config(llm0, name, overrides, work, seed):
                 failures.append(f"{key} rel err {r[key]:.3e} > {tol:g}" + (f" ({worst})" if key == "grad" else ""))
         if not ref["losses"][-1] < ref["losses"][0]:
             failures.append("the twin's loss did not fall over the AdamW steps: the check is vacuous")
+    if any(k in cfg for k in SLIDING_OR_SINKS):
+        failures += check_cached_and_bf16(llm0, ckpt, d, tokens[0], threads)
     return failures
 
 
