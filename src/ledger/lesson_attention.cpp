@@ -54,23 +54,26 @@ Projected project(const TeachingWorld& w) {
   return p;
 }
 
-// The engine's causal attention: out [T, H, Dv] = softmax(q kᵀ/√D + mask) vals, lse [H, T].
+// The engine's causal attention: out [T, H, Dv] = softmax(q kᵀ/√D + mask [, sink]) vals,
+// lse [H, T]; sinks [H] or null (−inf for a head without a sink: e^−inf adds nothing).
 uint64_t attend(const Projected& p, const std::vector<float>& vals, int Dv,
-                std::vector<float>& out, std::vector<float>& lse) {
+                std::vector<float>& out, std::vector<float>& lse, const float* sinks = nullptr) {
   AttentionDims d;
   d.B = 1, d.Tq = p.T, d.Tk = p.T, d.H = p.H, d.Hkv = p.H, d.D = p.D, d.Dv = Dv, d.q_offset = 0;
   d.scale = 1.0f / std::sqrt((float)p.D);
+  d.sinks = sinks;
   out.assign((size_t)p.T * p.H * Dv, 0);
   lse.assign((size_t)p.H * p.T, 0);
   return attention_forward(out.data(), lse.data(), p.q.data(), p.k.data(), vals.data(), d);
 }
 
 // Attention weights [H][T, T]: attend over one-hot value rows e_j, so out row t = (w_tj)_j.
-std::vector<std::vector<double>> engine_weights(const Projected& p, std::vector<float>& lse) {
+std::vector<std::vector<double>> engine_weights(const Projected& p, std::vector<float>& lse,
+                                                const float* sinks = nullptr) {
   std::vector<float> onehot((size_t)p.T * p.H * p.T, 0), out;  // [T, H, T]
   for (int j = 0; j < p.T; ++j)
     for (int h = 0; h < p.H; ++h) onehot[((size_t)j * p.H + h) * p.T + j] = 1;
-  attend(p, onehot, p.T, out, lse);
+  attend(p, onehot, p.T, out, lse, sinks);
   std::vector<std::vector<double>> w((size_t)p.H, std::vector<double>((size_t)p.T * p.T));
   for (int t = 0; t < p.T; ++t)
     for (int h = 0; h < p.H; ++h)
@@ -108,16 +111,16 @@ void check_range(HeadLesson& hl, int T, int D) {
   hl.outputs_inside_v_range = hl.max_outside <= 1e-5;
 }
 
-// gpt-oss sinks: softmax over [scores, sink], sink column dropped; lse = log Σ_j exp(score_j).
-void add_sink(HeadLesson& hl, double sink, const float* lse_row, int T) {
+// gpt-oss sinks, run through the engine's kernel with the sink logits: softmax over [scores,
+// sink], sink column dropped. The weight given to "nothing" is what the token weights leave: 1 − Σ_j.
+void add_sink(HeadLesson& hl, double sink, const std::vector<double>& weights_with_sink, int T) {
   hl.sink_logit = sink;
+  hl.weights_with_sink = weights_with_sink;
   hl.sink_weight.resize((size_t)T);
-  hl.weights_with_sink.resize((size_t)T * T);
   for (int t = 0; t < T; ++t) {
-    const double ws = 1.0 / (1.0 + std::exp((double)lse_row[t] - sink));
-    hl.sink_weight[(size_t)t] = ws;
-    for (int j = 0; j < T; ++j)
-      hl.weights_with_sink[(size_t)t * T + j] = hl.weights[(size_t)t * T + j] * (1.0 - ws);
+    double kept = 0;
+    for (int j = 0; j < T; ++j) kept += weights_with_sink[(size_t)t * T + j];
+    hl.sink_weight[(size_t)t] = 1.0 - kept;
   }
 }
 
@@ -184,8 +187,11 @@ AttentionLesson run_attention_lesson(const TeachingWorld& w) {
   const int T = p.T, H = p.H, D = p.D;
   std::vector<float> out, lse;
   l.qk_scores = attend(p, p.v, D, out, lse);  // O = A V  [T, H, D]
-  std::vector<float> lse_w;
+  std::vector<float> lse_w, sinks((size_t)H, -INFINITY);  // −inf: this head has no sink
   const auto weights = engine_weights(p, lse_w);
+  for (int h = 0; h < H; ++h)
+    if (w.heads[(size_t)h].sink_logit) sinks[(size_t)h] = (float)*w.heads[(size_t)h].sink_logit;
+  const auto with_sinks = engine_weights(p, lse_w, sinks.data());
   for (int h = 0; h < H; ++h) {
     HeadLesson hl;
     hl.name = w.heads[(size_t)h].name;
@@ -196,7 +202,7 @@ AttentionLesson run_attention_lesson(const TeachingWorld& w) {
     hl.outputs = head_slice(out, T, H, D, h);
     check_range(hl, T, D);
     if (w.heads[(size_t)h].sink_logit)
-      add_sink(hl, *w.heads[(size_t)h].sink_logit, lse.data() + (size_t)h * T, T);
+      add_sink(hl, *w.heads[(size_t)h].sink_logit, with_sinks[(size_t)h], T);
     l.heads.push_back(std::move(hl));
   }
   if (!w.W_O.empty()) {  // y [T, d_model] = concat_h(O_h) [T, H·D] · W_O [H·D, d_model]

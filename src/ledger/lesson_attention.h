@@ -2,9 +2,9 @@
 // measured with the engine's own ops (linear_forward for x W, attention_forward for
 // softmax(Q Kᵀ/√d_h) V; Vaswani et al., arXiv:1706.03762, eq. 1). Attention weights are read
 // out of the engine's op by attending over one-hot value rows (out = Σ_j w_j e_j = w); the
-// attention-sink variant (gpt-oss; Xiao et al., arXiv:2309.17453) is computed here from the
-// engine's log-sum-exp: softmax over [scores, sink] with the sink column dropped, i.e.
-// w_sink = 1 / (1 + exp(lse − sink)) and every other weight scaled by (1 − w_sink).
+// attention-sink variant (gpt-oss; Xiao et al., arXiv:2309.17453) runs through the same kernel
+// with the heads' sink logits: softmax over [scores, sink] with the sink column dropped, so the
+// token weights sum to 1 − w_sink, w_sink = 1 / (1 + exp(lse − sink)).
 // All matrices are row-major, outermost first.
 #pragma once
 #include <cstdint>

@@ -67,7 +67,7 @@ std::string weight_table(const AttentionLesson& l, const std::vector<double>& w,
 std::string sink_text(const AttentionLesson& l, const HeadLesson& h) {
   const int T = (int)l.tokens.size();
   std::string s = format("\nHead \"{}\" with a sink logit of {}: softmax over [scores, sink], the "
-                         "sink column dropped (computed from the engine's log-sum-exp):\n",
+                         "sink column dropped (the engine's attention kernel run with the sink logit):\n",
                          h.name, fixed(*h.sink_logit, 2));
   s += weight_table(l, h.weights_with_sink, nullptr, 0);
   s += "  weight given to \"nothing\":";
