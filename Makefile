@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
 
-.PHONY: all setup build test test-asan run bench bench-peers clean
+.PHONY: all setup build test test-asan run bench bench-peers bench-context clean
 
 all: build
 
@@ -34,6 +34,10 @@ bench: build
 # llm0 vs PyTorch (training) and llama.cpp's llama-bench (prefill/decode); docs/performance.md.
 bench-peers: build
 	@BUILD=$(BUILD) scripts/bench_peers.sh
+
+# Decode cost per token at contexts 512 / 4,096 / 16,384: full attention vs sliding-window layers.
+bench-context: build
+	@BUILD=$(BUILD) scripts/bench_context.sh
 
 clean:
 	rm -rf $(BUILD) build-asan

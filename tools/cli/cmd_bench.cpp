@@ -9,6 +9,11 @@
 //     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
 //     warm-up. Reports the weight bytes read per decoded token and the decode bound from a
 //     measured memory-read bandwidth (bytes/s ÷ bytes per token).
+//   bench context --config C.json [--contexts 512,4096,16384 --decode-tokens 32]
+//     for each context n, from an empty cache: prefill n tokens (seconds, q·k scores), then decode
+//     G tokens (seconds per token, and per token the q·k scores and cached K/V bytes the attention
+//     read, from the engine's counters): how decode cost grows with context, full attention vs
+//     sliding-window layers (whose ring caches hold W positions).
 // --json prints one JSON object on stdout instead of the text lines.
 #include <algorithm>
 #include <chrono>
@@ -165,6 +170,77 @@ void run_bench_generate(const GenBenchArgs& a) {
   emit(j, a.json);
 }
 
+struct ContextBenchArgs {
+  std::string config;
+  std::vector<int> contexts{512, 4096, 16384};
+  int decode_tokens = 32;
+  bool json = false;
+};
+
+/// Prefill n tokens, then decode G more, per context n; counters read from the engine.
+void run_bench_context(const ContextBenchArgs& a) {
+  Model model(ModelConfig::from_file(a.config));
+  init_weights(model, 1);
+  const ModelConfig& cfg = model.config();
+  const int V = cfg.vocab_size, G = a.decode_tokens;
+  nlohmann::json rows = nlohmann::json::array();
+  {  // warm-up (first-touch of weights and scratch), untimed
+    ModelCache cache = model.new_cache(G + 1);
+    std::vector<float> logits((size_t)V);
+    std::vector<int> warm((size_t)G, 1);
+    model.forward_cached(warm.data(), G, cache, logits.data(), /*last_only=*/true);
+    model.forward_cached(warm.data(), 1, cache, logits.data(), true);
+  }
+  for (int n : a.contexts) {
+    LLM0_CHECK(n > 0 && (long)n + G <= cfg.max_position_embeddings,
+               "context {} + {} decoded tokens exceed max_position_embeddings {} of {}", n, G,
+               cfg.max_position_embeddings, a.config);
+    std::vector<int> prompt((size_t)n);
+    for (int i = 0; i < n; ++i) prompt[(size_t)i] = (i * 37 + 11) % V;
+    std::vector<float> logits((size_t)V);
+    ModelCache cache = model.new_cache(n + G);
+    model.reset_counters();
+    auto t0 = Clock::now();
+    model.forward_cached(prompt.data(), n, cache, logits.data(), /*last_only=*/true);
+    const double prefill_s = seconds_since(t0);
+    const WorkCounters pre = model.total_counters();
+    const size_t cache_bytes_prefill = cache.bytes_in_use();
+    model.reset_counters();
+    int tok = 1;
+    t0 = Clock::now();
+    for (int i = 0; i < G; ++i) {
+      model.forward_cached(&tok, 1, cache, logits.data(), true);
+      tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    }
+    const double decode_s = seconds_since(t0);
+    const WorkCounters dec = model.total_counters();
+    rows.push_back({{"context", n}, {"prefill_seconds", prefill_s},
+                    {"prefill_qk_scores", pre.qk_scores}, {"cache_bytes_after_prefill", cache_bytes_prefill},
+                    {"decode_seconds_per_token", decode_s / G},
+                    {"decode_qk_scores_per_token", (double)dec.qk_scores / G},
+                    {"decode_kv_bytes_read_per_token", (double)dec.kv_bytes_read / G},
+                    {"cache_bytes_at_end", cache.bytes_in_use()}});
+  }
+  nlohmann::json j = {{"engine", "llm0"}, {"bench", "context"}, {"config", a.config},
+                      {"threads", num_threads()}, {"sliding_window", cfg.sliding_window},
+                      {"decode_tokens", G}, {"contexts", rows}};
+  if (a.json) {
+    std::printf("%s\n", j.dump().c_str());
+    return;
+  }
+  std::printf("%s (sliding_window %d), %d threads, %d decoded tokens per context\n",
+              a.config.c_str(), cfg.sliding_window, num_threads(), G);
+  std::printf("%9s %11s %15s %14s %13s %15s %14s\n", "context", "prefill s", "prefill q·k",
+              "decode ms/tok", "q·k per tok", "KV read B/tok", "cache bytes");
+  for (const auto& r : rows)
+    std::printf("%9d %11.3f %15.0f %14.3f %13.0f %15.0f %14.0f\n", r["context"].get<int>(),
+                r["prefill_seconds"].get<double>(), r["prefill_qk_scores"].get<double>(),
+                1e3 * r["decode_seconds_per_token"].get<double>(),
+                r["decode_qk_scores_per_token"].get<double>(),
+                r["decode_kv_bytes_read_per_token"].get<double>(),
+                r["cache_bytes_at_end"].get<double>());
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app) {
@@ -195,6 +271,18 @@ void register_bench(CLI::App& app) {
   gen->add_flag("--json", g.json, "One JSON object on stdout");
   add_threads_option(gen);
   gen->callback([] { run_bench_generate(g); });
+
+  auto* ctx = bench->add_subcommand("context", "Decode cost per token as the context grows (full vs sliding layers)");
+  static ContextBenchArgs c;
+  ctx->add_option("--config", c.config, "Model config.json (random init)")->required();
+  ctx->add_option("--contexts", c.contexts, "Contexts to measure, e.g. 512,4096,16384")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  ctx->add_option("--decode-tokens", c.decode_tokens, "Tokens decoded after each prefill")
+      ->check(CLI::PositiveNumber);
+  ctx->add_flag("--json", c.json, "One JSON object on stdout");
+  add_threads_option(ctx);
+  ctx->callback([] { run_bench_context(c); });
 }
 
 }  // namespace llm0::cli
