@@ -4,6 +4,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
+CONFIG ?= configs/llm0-small.json
 
 .PHONY: all setup build test test-asan run bench bench-peers bench-context clean
 
@@ -26,7 +27,7 @@ test-asan: setup
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j$(JOBS)
 
 run: build
-	@MINUTES=$(MINUTES) scripts/main_job.sh
+	@MINUTES=$(MINUTES) CONFIG=$(CONFIG) scripts/main_job.sh
 
 bench: build
 	@scripts/bench.sh

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The main job (`make run`): prepare the default corpus (Debian's fortunes-zh: Tang and Song
-# poems, classical Chinese), train the default preset (configs/llm0-small.json) from random
+# poems, classical Chinese), train a preset (CONFIG, default configs/llm0-small.json) from random
 # weights for MINUTES minutes (default 10), then generate from 床前明月光 with the KV cache.
-# Environment: MINUTES (training budget), THREADS (default: all cores), RUN (run directory).
+# Environment: CONFIG (model preset), MINUTES (training budget), THREADS (default: all cores),
+# RUN (run directory; default runs/<preset name without "llm0-">, e.g. runs/small).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LLM0=build/llm0
-RUN=${RUN:-runs/small}
+CONFIG=${CONFIG:-configs/llm0-small.json}
+[ -f "$CONFIG" ] || { echo "make run: CONFIG=$CONFIG is not a file (presets are in configs/)" >&2; exit 1; }
+name=$(basename "$CONFIG" .json)
+RUN=${RUN:-runs/${name#llm0-}}
 MINUTES=${MINUTES:-10}
 THREADS=${THREADS:-0}
 [ -f runs/corpus/train.jsonl ] || $LLM0 data --source fortunes-zh --output runs/corpus
@@ -14,7 +18,7 @@ if [ -d "$RUN/checkpoint" ]; then  # keep the previous run instead of overwritin
   rm -rf "$RUN.previous" && mv "$RUN" "$RUN.previous"
   echo "(the previous run was moved to $RUN.previous)"
 fi
-$LLM0 train --config configs/llm0-small.json --data runs/corpus --out "$RUN" \
+$LLM0 train --config "$CONFIG" --data runs/corpus --out "$RUN" \
   --time-limit-minutes "$MINUTES" --threads "$THREADS"
 echo
 echo "=== llm0 generate --model $RUN --prompt 床前明月光 (KV cache, temperature 0.8, top-k 40) ==="

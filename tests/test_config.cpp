@@ -65,3 +65,63 @@ TEST(Config, RotaryDimsMustBeEvenAndScalingIsRefused) {
   j = base(), j["num_key_value_heads"] = 3;
   expect_error(j, "not divisible");
 }
+
+namespace {
+// Per-layer kinds as a string: 'S' sliding (checking W), 'F' full.
+std::string kinds(const ModelConfig& c, int W) {
+  std::string s;
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    const LayerConfig l = c.layer(il);
+    EXPECT_EQ(l.sliding_window, l.kind == LayerKind::SlidingAttention ? W : 0) << il;
+    s += l.kind == LayerKind::SlidingAttention ? 'S' : 'F';
+  }
+  return s;
+}
+}  // namespace
+
+// Sliding layers by each family's rule (HF MistralConfig, Qwen2Config, Gemma3TextConfig-style
+// sliding_window_pattern, explicit layer_types), and the round trip through to_json.
+TEST(Config, SlidingLayersFollowEachFamilysRule) {
+  nlohmann::json j = base();
+  j["num_hidden_layers"] = 4;
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FFFF");
+  j["model_type"] = "mistral", j["sliding_window"] = 7;  // Mistral: every layer slides
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 7), "SSSS");
+  j["sliding_window"] = nullptr;  // Mistral with the window switched off
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FFFF");
+  j = base(), j["num_hidden_layers"] = 4, j["model_type"] = "qwen2", j["sliding_window"] = 9;
+  j["use_sliding_window"] = false, j["max_window_layers"] = 1;  // Qwen2 default: off
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FFFF");
+  j["use_sliding_window"] = true;  // layers il >= max_window_layers slide
+  const ModelConfig q2 = ModelConfig::from_json(j);
+  EXPECT_EQ(kinds(q2, 9), "FSSS");
+  EXPECT_TRUE(q2.qkv_bias() && !q2.o_bias());  // Qwen2: bias on q/k/v, not on o_proj
+  j = base(), j["num_hidden_layers"] = 4, j["sliding_window"] = 5, j["sliding_window_pattern"] = 2;
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 5), "SFSF");
+  j = base(), j["sliding_window"] = 3;
+  j["layer_types"] = {"full_attention", "sliding_attention"}, j["attention_sinks"] = true;
+  const ModelConfig c = ModelConfig::from_json(j);
+  EXPECT_EQ(kinds(c, 3), "FS");
+  EXPECT_TRUE(c.attention_sinks);
+  const ModelConfig back = ModelConfig::from_json(c.to_json());  // the round trip keeps both
+  EXPECT_EQ(kinds(back, 3), "FS");
+  EXPECT_TRUE(back.attention_sinks);
+}
+
+TEST(Config, WhatTheEngineCannotRunIsRefusedByName) {
+  nlohmann::json j = base();
+  j["layer_types"] = {"full_attention", "sliding_attention"};  // sliding layers need a window
+  expect_error(j, "sliding_window");
+  j = base(), j["layer_types"] = {"linear_attention", "full_attention"};
+  expect_error(j, "linear_attention");
+  j = base(), j["layer_types"] = {"full_attention"};  // wrong length
+  expect_error(j, "layer_types");
+  j = base(), j["model_type"] = "gpt_oss";
+  expect_error(j, "swiglu_limit");
+  j = base(), j["model_type"] = "gemma2";
+  expect_error(j, "model_type \"gemma2\"");
+  j = base(), j["sliding_window"] = 0, j["model_type"] = "mistral";
+  expect_error(j, "sliding_window");
+  j = base(), j["attention_sinks"] = "yes";
+  expect_error(j, "attention_sinks");
+}

@@ -148,6 +148,11 @@ def run_config(llm0, name, overrides, work, seed):
     ckpt, out = os.path.join(d, "ckpt"), os.path.join(d, "llm0")
     subprocess.run([llm0, "init", "--config", os.path.join(d, "config.in.json"), "--seed", str(seed),
                     "--output", ckpt, "--threads", "1"], check=True, capture_output=True)
+    if any(k in cfg for k in SLIDING_OR_SINKS):
+        # The Hugging Face style config as given (Mistral / Qwen2 rules, not llm0's explicit
+        # layer_types): each side resolves the sliding layers by its own code.
+        with open(os.path.join(ckpt, "config.json"), "w") as f:
+            json.dump(cfg, f)
     rng = np.random.default_rng(seed)
     st = os.path.join(ckpt, "model.safetensors")
     torch_twin.write_safetensors(st, randomize(torch_twin.read_safetensors(st), cfg, rng))
