@@ -2,12 +2,14 @@
 // greedy tokens), the log-log growth fit, the chart, and bad options.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/check.h"
 #include "ledger/lesson_kv_cache.h"
+#include "nlohmann/json.hpp"
 
 namespace llm0::lesson {
 namespace {
@@ -139,6 +141,30 @@ TEST(LessonKvCache, BadOptionsThrowNamingTheOption) {
   expect_error({500, 100, 0}, "max_position_embeddings");
   EXPECT_THROW(lesson_model_from_config(std::string(LLM0_SOURCE_DIR) + "/configs/none.json", 1),
                Error);
+}
+
+// The lesson on a sliding-window model (lesson-tiny with every layer sliding, W = 4): a cached
+// step at position p scores min(p + 1, W) keys per head, the growth of q·k with the cache is
+// linear once n ≫ W, and the cached run still equals recompute.
+TEST(LessonKvCache, SlidingWindowCountsAreCappedAtW) {
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(kTiny));
+  c["model_type"] = "mistral", c["sliding_window"] = 4;
+  const std::string path = ::testing::TempDir() + "lesson_sliding.json";
+  std::ofstream(path) << c.dump();
+  auto model = lesson_model_from_config(path, 1);
+  const int P = 6, G = 9;
+  const KvCacheLesson l = run_kv_cache_lesson(*model, {P, G, 128}, "tiny sliding");
+  EXPECT_EQ(l.sliding_window, 4);
+  const uint64_t H = (uint64_t)l.num_attention_heads;
+  uint64_t prefill = 0;
+  for (int i = 0; i < P; ++i) prefill += H * (uint64_t)std::min(i + 1, 4);
+  EXPECT_EQ(l.with_cache.steps[0].qk_per_layer, prefill);
+  for (int s = 1; s < G; ++s)
+    EXPECT_EQ(l.with_cache.steps[(size_t)s].qk_per_layer, H * 4) << "step " << s;
+  EXPECT_LT(l.max_logit_diff, 1e-4);
+  EXPECT_TRUE(l.same_tokens);
+  EXPECT_NEAR(l.fit.qk_cache, 1.0, 0.15);  // ∝ n·W, not n²
+  EXPECT_NEAR(l.fit.kv_cache, 1.0, 0.02);
 }
 
 }  // namespace

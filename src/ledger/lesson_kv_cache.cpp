@@ -146,6 +146,7 @@ KvCacheLesson run_kv_cache_lesson(Model& m, const KvLessonOptions& o, const std:
   KvCacheLesson l;
   l.model = name, l.num_hidden_layers = c.num_hidden_layers;
   l.num_attention_heads = c.num_attention_heads, l.num_key_value_heads = c.num_key_value_heads;
+  l.sliding_window = c.layer(0).sliding_window;
   l.vocab_size = c.vocab_size, l.prompt_len = o.prompt_len, l.generate = o.generate;
   l.prompt = lesson_prompt(o.prompt_len, c.vocab_size);
   l.without_cache = run_generation(m, l.prompt, o.generate, false);
@@ -202,6 +203,7 @@ json to_json(const KvCacheLesson& l) {
             {"num_hidden_layers", l.num_hidden_layers},
             {"num_attention_heads", l.num_attention_heads},
             {"num_key_value_heads", l.num_key_value_heads}, {"vocab_size", l.vocab_size},
+            {"sliding_window", l.sliding_window},
             {"prompt_len", l.prompt_len}, {"generate", l.generate}, {"prompt", l.prompt},
             {"without_cache", run_json(l.without_cache)}, {"with_cache", run_json(l.with_cache)},
             {"max_logit_diff", l.max_logit_diff}, {"same_tokens", l.same_tokens},

@@ -58,6 +58,7 @@ struct KvLessonOptions {
 struct KvCacheLesson {
   std::string model;                 ///< where the model came from
   int num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0, vocab_size = 0;
+  int sliding_window = 0;            ///< layer 0's window W (0 = full attention), whose counts the table shows
   int prompt_len = 0, generate = 0;
   std::vector<int> prompt;           ///< the P prompt token ids
   KvRun without_cache, with_cache;

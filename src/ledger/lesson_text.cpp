@@ -214,6 +214,10 @@ std::string growth_table(const KvCacheLesson& l) {
                 "with the cache (∝ n² vs n); q·k {} vs {} (∝ n³ vs n²)\n",
                 format_slope(l.fit.kv_no_cache), format_slope(l.fit.kv_cache),
                 format_slope(l.fit.qk_no_cache), format_slope(l.fit.qk_cache));
+  if (l.sliding_window > 0)
+    s += format("  layer 0 is a sliding-window layer (W = {}): a query sees at most W keys, so once "
+                "n > W the q·k scores with the cache grow ∝ n·W (order 1, not 2) and its ring cache "
+                "holds min(n, W) positions however long the sequence\n", l.sliding_window);
   return s;
 }
 
