@@ -194,3 +194,29 @@ TEST_F(GenerateCli, BadInputFailsWithClearMessage) {
 }
 
 }  // namespace
+
+// An all-sliding model with sinks (W = 4): generation with the ring caches equals generation
+// without a cache, the cache holds W positions per layer however long the text, and at the
+// position limit (--max-context 20) it stops with context_full and says why.
+TEST_F(GenerateCli, SlidingWindowModelGeneratesToThePositionLimit) {
+  const Tokenizer tok = Tokenizer::load((dir / "tokenizer.json").string());
+  ModelConfig c = sliding_config(4, {1, 1}, true);
+  c.vocab_size = tok.vocab_size();
+  Model m(c);
+  random_weights(m, 23);
+  const std::string sw = (dir / "sliding").string();
+  save_checkpoint(m, sw, (dir / "tokenizer.json").string());
+  const std::string base = "--model " + sw + " --prompt 'the cat sat' --max-new-tokens 100 "
+                           "--temperature 0 --max-context 20";
+  const json a = cli_json(base), b = cli_json(base + " --no-cache");
+  EXPECT_EQ(a["generated_ids"], b["generated_ids"]);
+  EXPECT_EQ(a["stop_reason"], "context_full");
+  EXPECT_EQ(a["prompt_tokens"].get<int>() + a["generated_tokens"].get<int>(), 20);
+  // 2 sliding layers × W positions × 2 (K, V) × Hkv × D × 4 bytes, whatever the length.
+  EXPECT_EQ(a["kv_cache_bytes"].get<uint64_t>(),
+            2u * 4 * 2 * (uint64_t)c.num_key_value_heads * (uint64_t)c.head_dim * 4);
+  const CmdOut text = cli(("generate " + base).c_str());
+  EXPECT_EQ(text.rc, 0);
+  EXPECT_NE(text.err.find("is full (positions end at max_position_embeddings"), std::string::npos)
+      << text.err;
+}

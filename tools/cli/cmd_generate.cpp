@@ -50,6 +50,10 @@ void print_summary(const GenerateResult& r) {
   std::fprintf(stderr, "stop reason:          %s%s%s\n", stop_reason_name(r.stop_reason),
                r.stop_reason == StopReason::stop_string ? " " : "",
                r.stop_reason == StopReason::stop_string ? ("\"" + r.stop_string + "\"").c_str() : "");
+  if (r.stop_reason == StopReason::context_full)
+    std::fprintf(stderr, "                      the context of %d tokens is full (positions end at "
+                 "max_position_embeddings or --max-context; sliding-window layers hold fewer "
+                 "tokens, but positions past the limit were never trained)\n", r.context);
   std::fprintf(stderr, "prefill:              %.1f tokens/s (%zu tokens in %.4f s)\n",
                r.prefill_tokens_per_second, P, r.prefill_seconds);
   std::fprintf(stderr, "decode:               %.1f tokens/s (%.4f s)\n",
