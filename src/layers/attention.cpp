@@ -111,7 +111,8 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
               g.rstd + (long)Tn * cfg->num_attention_heads);
   cache.commit(Tn);
   const AttentionDims d = dims(1, Tn, pos + Tn, pos);
-  counters.qk_scores += attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
+  const uint64_t qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
+  counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
   counters.kv_bytes_read += kv_bytes_read(d);
 }
 
@@ -127,7 +128,8 @@ void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* 
               g.rstd, g.rstd + (long)Tn * cfg->num_attention_heads);
   cache.append(pos, Tn, g.k_win + prev * kr, g.v_win + prev * kr);
   const AttentionDims d = dims(1, Tn, prev + Tn, prev);
-  counters.qk_scores += attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
+  const uint64_t qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
+  counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
   counters.kv_bytes_read += kv_bytes_read(d);
 }
 

@@ -22,6 +22,8 @@ struct WorkCounters {
   uint64_t kv_projected = 0;  // K/V vectors projected: one per token per layer (K and V together)
   uint64_t qk_scores = 0;     // q·k dot products that entered a softmax (visible pairs × heads)
   uint64_t kv_bytes_read = 0; // cached K/V bytes the attention read (rows visible to the call)
+  uint64_t attn_macs = 0;     // multiply-adds on cached positions: scores and weighted sums (+ MLA's
+                              // latent expansion or query absorption); projections not included
 };
 
 /// Training activations of one attention layer (views into the activation plan).

@@ -12,7 +12,10 @@ void Block::forward(int B, int T, const int* positions, BlockSaved& s, const Blo
   const int N = B * T;
   const size_t NC = (size_t)N * norm1.C;
   norm1.forward(s.ln1, s.ln1_mean, s.ln1_rstd, s.x_in, N);
-  attn.forward(s.ln1, B, T, positions, s.attn, g.branch);
+  if (kind == LayerKind::LatentAttention)
+    mla.forward(s.ln1, B, T, positions, s.mla, g.mla, g.branch);
+  else
+    attn.forward(s.ln1, B, T, positions, s.attn, g.branch);
   std::memcpy(s.x_mid, s.x_in, NC * sizeof(float));
   residual_add(s.x_mid, g.branch, NC);
   norm2.forward(s.ln2, s.ln2_mean, s.ln2_rstd, s.x_mid, N);
@@ -30,16 +33,23 @@ void Block::backward(float* dstream, int B, int T, const int* positions, const B
   norm2.backward(g.dnorm, g.dln, s.x_mid, s.ln2_mean, s.ln2_rstd, N);
   residual_add(dstream, g.dnorm, NC);
   // x_mid = x_in + attn(norm1(x_in)).
-  attn.backward(g.dln, dstream, s.ln1, B, T, positions, s.attn, g.attn);
+  if (kind == LayerKind::LatentAttention)
+    mla.backward(g.dln, dstream, s.ln1, B, T, positions, s.mla, g.mla);
+  else
+    attn.backward(g.dln, dstream, s.ln1, B, T, positions, s.attn, g.attn);
   norm1.backward(g.dnorm, g.dln, s.x_in, s.ln1_mean, s.ln1_rstd, N);
   residual_add(dstream, g.dnorm, NC);
 }
 
 void Block::forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
-                           const BlockInferScratch& g, WorkCounters& counters) const {
+                           const BlockInferScratch& g, MlaDecode mla_form,
+                           WorkCounters& counters) const {
   const size_t NC = (size_t)Tn * norm1.C;
   norm1.forward(g.ln, nullptr, nullptr, x, Tn);
-  attn.forward_cached(g.ln, Tn, pos, positions, cache, g.attn, g.branch, counters);
+  if (kind == LayerKind::LatentAttention)
+    mla.forward_cached(g.ln, Tn, pos, positions, cache, g.mla, mla_form, g.branch, counters);
+  else
+    attn.forward_cached(g.ln, Tn, pos, positions, cache, g.attn, g.branch, counters);
   residual_add(x, g.branch, NC);
   norm2.forward(g.ln, nullptr, nullptr, x, Tn);
   MlpSaved m = g.mlp;

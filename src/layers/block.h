@@ -1,8 +1,10 @@
 // Pre-norm decoder block (GPT-2 / Llama): h = x + attn(norm1(x)); out = h + mlp(norm2(h)).
-// HF names: input_layernorm, self_attn, post_attention_layernorm, mlp.
+// HF names: input_layernorm, self_attn, post_attention_layernorm, mlp. The sequence mixer is the
+// layer's kind (LayerConfig): attention (full or sliding) or multi-head latent attention (MLA).
 // Layouts: x, out [N, C] with N = B·T rows.
 #pragma once
 #include "layers/attention.h"
+#include "layers/mla.h"
 #include "layers/mlp.h"
 #include "layers/norm.h"
 
@@ -13,7 +15,8 @@ struct BlockSaved {
   float* x_in = nullptr;                           // [N, C] block input (residual stream)
   float* ln1 = nullptr;                            // [N, C] norm1(x_in)
   float *ln1_mean = nullptr, *ln1_rstd = nullptr;  // [N]
-  AttentionSaved attn;
+  AttentionSaved attn;                             // attention layers
+  MlaSaved mla;                                    // latent-attention layers
   float* x_mid = nullptr;                          // [N, C] x_in + attn
   float* ln2 = nullptr;                            // [N, C] norm2(x_mid)
   float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
@@ -26,6 +29,7 @@ struct BlockScratch {
   float* dln = nullptr;     // [N, C]
   float* dnorm = nullptr;   // [N, C]
   AttentionGradScratch attn;
+  MlaGradScratch mla;
   MlpGradScratch mlp;
 };
 
@@ -33,12 +37,15 @@ struct BlockScratch {
 struct BlockInferScratch {
   float *ln = nullptr, *branch = nullptr;  // [Tn, C]
   AttentionInferScratch attn;
+  MlaInferScratch mla;
   MlpSaved mlp;                            // [Tn, F] each
 };
 
 struct Block {
+  LayerKind kind = LayerKind::FullAttention;  // which of attn / mla mixes the sequence
   NormLayer norm1, norm2;
   AttentionLayer attn;
+  MlaLayer mla;
   MlpLayer mlp;
 
   /// out [N, C] from s.x_in (which the caller filled); saves activations in s.
@@ -48,8 +55,10 @@ struct Block {
   void backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,
                 const BlockScratch& g) const;
   /// Inference: x [Tn, C] updated in place (x += attn(...), then x += mlp(...)).
+  /// `mla_form` chooses MLA's decode form (ignored by attention layers).
   void forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
-                      const BlockInferScratch& g, WorkCounters& counters) const;
+                      const BlockInferScratch& g, MlaDecode mla_form,
+                      WorkCounters& counters) const;
 };
 
 }  // namespace llm0

@@ -47,7 +47,8 @@ PositionKind parse_position(const std::string& s, const std::string& src) {
 
 const char* architecture_name(const std::string& t) {
   return t == "qwen3" ? "Qwen3ForCausalLM" : t == "qwen2" ? "Qwen2ForCausalLM"
-       : t == "mistral" ? "MistralForCausalLM" : "LlamaForCausalLM";
+       : t == "mistral" ? "MistralForCausalLM" : t == "deepseek_v2" ? "DeepseekV2ForCausalLM"
+       : t == "deepseek_v3" ? "DeepseekV3ForCausalLM" : "LlamaForCausalLM";
 }
 
 const char* position_name(PositionKind p) {
@@ -62,9 +63,34 @@ void check_model_type(const std::string& t, const std::string& src) {
              "biased mixture-of-experts router and YaRN rope_scaling are not implemented (its "
              "attention sinks and sliding layers are: use a llama-style config with "
              "\"attention_sinks\": true and \"layer_types\")", src);
-  LLM0_CHECK(t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3",
-             "{}: model_type \"{}\" is not supported by the engine (it runs llama, mistral, qwen2 "
-             "and qwen3; `llm0 kv` still reads any config)", src, t);
+  LLM0_CHECK(t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" ||
+                 t == "deepseek_v2" || t == "deepseek_v3",
+             "{}: model_type \"{}\" is not supported by the engine (it runs llama, mistral, qwen2, "
+             "qwen3, and deepseek_v2/v3 with dense MLP layers; `llm0 kv` still reads any config)",
+             src, t);
+}
+
+bool is_deepseek(const std::string& t) { return t == "deepseek_v2" || t == "deepseek_v3"; }
+
+// DeepSeek's MLA fields; routed experts (the MoE issue) are refused on any layer that has them:
+// layer i is MoE iff n_routed_experts, i >= first_k_dense_replace and i % moe_layer_freq == 0.
+MlaConfig read_mla(const nlohmann::json& j, int L, const std::string& src) {
+  MlaConfig m;
+  m.q_lora_rank = get_or<int>(j, "q_lora_rank", 0, src);
+  m.kv_lora_rank = get_field<int>(j, "kv_lora_rank", src);
+  m.qk_nope_head_dim = get_field<int>(j, "qk_nope_head_dim", src);
+  m.qk_rope_head_dim = get_field<int>(j, "qk_rope_head_dim", src);
+  m.v_head_dim = get_field<int>(j, "v_head_dim", src);
+  const int experts = get_or<int>(j, "n_routed_experts", 0, src);
+  const int first_dense = get_or<int>(j, "first_k_dense_replace", 0, src);
+  const int freq = get_or<int>(j, "moe_layer_freq", 1, src);
+  for (int il = 0; il < L && experts > 0; ++il)
+    LLM0_CHECK(il < first_dense || (freq > 0 && il % freq != 0),
+               "{}: layer {} has routed experts (n_routed_experts={}, first_k_dense_replace={}): "
+               "mixture-of-experts layers are not supported by the engine yet; a deepseek config "
+               "runs when every MLP layer is dense (first_k_dense_replace >= num_hidden_layers)",
+               src, il, experts, first_dense);
+  return m;
 }
 
 // Per-layer kinds by the ledger's rules (model/config_fields.h); W from "sliding_window".
@@ -129,6 +155,15 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   LLM0_CHECK(c.num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src,
              c.num_hidden_layers);
   c.layers = resolve_layers(j, c.num_hidden_layers, src, c.sliding_window);
+  if (is_deepseek(c.model_type)) {
+    c.mla = read_mla(j, c.num_hidden_layers, src);
+    c.head_dim = c.mla.qk_rope_head_dim;  // RoPE acts on the dr rotary dims (HF DeepseekV3Config)
+    for (LayerConfig& l : c.layers) {
+      LLM0_CHECK(l.kind == LayerKind::FullAttention, "{}: sliding windows are not supported with "
+                 "multi-head latent attention", src);
+      l.kind = LayerKind::LatentAttention;
+    }
+  }
   c.attention_sinks = get_or<bool>(j, "attention_sinks", false, src);
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);
   c.attention_bias = get_or<bool>(j, "attention_bias", false, src);
@@ -155,12 +190,23 @@ void ModelConfig::validate(const std::string& src) const {
   LLM0_CHECK(max_position_embeddings > 0, "{}: max_position_embeddings={} must be > 0", src,
              max_position_embeddings);
   LLM0_CHECK(rms_norm_eps > 0, "{}: rms_norm_eps={} must be > 0", src, rms_norm_eps);
+  if (mla.enabled()) {
+    LLM0_CHECK(mla.q_lora_rank >= 0 && mla.qk_nope_head_dim > 0 && mla.qk_rope_head_dim > 0 &&
+                   mla.v_head_dim > 0,
+               "{}: q_lora_rank={} must be >= 0 (0 or null: no query compression) and "
+               "qk_nope_head_dim={}, qk_rope_head_dim={}, v_head_dim={} > 0", src, mla.q_lora_rank,
+               mla.qk_nope_head_dim, mla.qk_rope_head_dim, mla.v_head_dim);
+    LLM0_CHECK(position == PositionKind::Rope && !use_qk_norm && !attention_sinks,
+               "{}: multi-head latent attention needs RoPE, without QK-norm or sinks", src);
+    LLM0_CHECK(head_dim == mla.qk_rope_head_dim, "{}: head_dim={} must equal qk_rope_head_dim={} "
+               "for multi-head latent attention", src, head_dim, mla.qk_rope_head_dim);
+  }
   LLM0_CHECK(layers.empty() || (int)layers.size() == num_hidden_layers,
              "{}: {} per-layer entries but num_hidden_layers={}", src, layers.size(),
              num_hidden_layers);
   for (size_t il = 0; il < layers.size(); ++il)
-    LLM0_CHECK(layers[il].kind == LayerKind::FullAttention ? layers[il].sliding_window == 0
-                                                            : layers[il].sliding_window > 0,
+    LLM0_CHECK(layers[il].kind == LayerKind::SlidingAttention ? layers[il].sliding_window > 0
+                                                               : layers[il].sliding_window == 0,
                "{}: layer {}: sliding_window={} does not fit its kind (sliding layers need W > 0)",
                src, il, layers[il].sliding_window);
   LLM0_CHECK(hidden_act == "silu" || hidden_act == "gelu" || hidden_act == "gelu_new" ||
@@ -211,6 +257,12 @@ nlohmann::json ModelConfig::to_json() const {
     types.push_back(l.kind == LayerKind::SlidingAttention ? "sliding_attention" : "full_attention");
   }
   if (slides) j["sliding_window"] = sliding_window, j["layer_types"] = types;
+  if (mla.enabled()) {
+    j["q_lora_rank"] = mla.q_lora_rank > 0 ? nlohmann::json(mla.q_lora_rank) : nlohmann::json();
+    j["kv_lora_rank"] = mla.kv_lora_rank, j["qk_nope_head_dim"] = mla.qk_nope_head_dim;
+    j["qk_rope_head_dim"] = mla.qk_rope_head_dim, j["v_head_dim"] = mla.v_head_dim;
+    j["first_k_dense_replace"] = num_hidden_layers;  // every MLP layer dense
+  }
   if (attention_sinks) j["attention_sinks"] = true;
   if (bos_token_id >= 0) j["bos_token_id"] = bos_token_id;
   if (eos_token_id >= 0) j["eos_token_id"] = eos_token_id;

@@ -21,8 +21,21 @@ enum class PositionKind {
 enum class NormKind { RMSNorm, LayerNorm };
 enum class MlpKind { SwiGLU, Gelu };
 
-/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention).
-enum class LayerKind { FullAttention, SlidingAttention };
+/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention;
+/// LatentAttention: DeepSeek's multi-head latent attention, every layer of deepseek_v2/v3).
+enum class LayerKind { FullAttention, SlidingAttention, LatentAttention };
+
+/// Multi-head latent attention sizes (HF DeepseekV2Config / DeepseekV3Config field names;
+/// DeepSeek-V2, arXiv:2405.04434 §2.1). q_lora_rank 0 = no query compression (q_proj).
+struct MlaConfig {
+  int q_lora_rank = 0;       // query latent rank (0: q_proj [H·(dn+dr), C])
+  int kv_lora_rank = 0;      // r: the cached latent c_kv
+  int qk_nope_head_dim = 0;  // dn: per-head query/key dims without position
+  int qk_rope_head_dim = 0;  // dr: per-head rotary dims (the key's are one head shared by all)
+  int v_head_dim = 0;        // dv
+  bool enabled() const { return kv_lora_rank > 0; }
+  int qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
+};
 
 /// One layer's choices. sliding_window is W for sliding layers (query i sees keys i-W < j <= i)
 /// and 0 for full attention.
@@ -50,6 +63,7 @@ struct ModelConfig {
   bool use_qk_norm = false;          // Qwen3's per-head RMSNorm of q, k (true for model_type qwen3)
   std::string hidden_act = "silu";   // "silu" -> SwiGLU; "gelu", "gelu_new", "gelu_pytorch_tanh" -> GELU MLP
   int sliding_window = 0;            // W of the sliding layers (0: no layer slides)
+  MlaConfig mla;                     // deepseek_v2 / deepseek_v3 attention (every layer)
   std::vector<LayerConfig> layers;   // [num_hidden_layers] (from_json resolves; empty = all full)
   // llm0 extensions (not in HF configs):
   PositionKind position = PositionKind::Rope;  // "position_embedding_type": rope | learned | none
@@ -60,7 +74,8 @@ struct ModelConfig {
 
   MlpKind mlp() const { return hidden_act == "silu" ? MlpKind::SwiGLU : MlpKind::Gelu; }
   bool gelu_tanh() const { return hidden_act != "gelu"; }
-  /// R = int(head_dim × partial_rotary_factor) (HF's rule); validate() requires it even.
+  /// R = int(head_dim × partial_rotary_factor) (HF's rule); validate() requires it even. For MLA
+  /// head_dim is qk_rope_head_dim (as HF DeepseekV3Config sets it), so R = dr.
   int rotary_dim() const;
   /// Layer il's choices (full attention when `layers` is empty).
   LayerConfig layer(int il) const;

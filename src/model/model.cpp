@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "cache/kv_cache.h"
+#include "cache/latent_cache.h"
 #include "cache/ring_kv_cache.h"
 #include "model/plan.h"
 #include "ops/embedding.h"
@@ -94,7 +95,9 @@ ModelCache Model::new_cache(int max_context) const {
   ModelCache cache;
   for (int il = 0; il < cfg_.num_hidden_layers; ++il) {
     const LayerConfig l = cfg_.layer(il);
-    if (l.kind == LayerKind::SlidingAttention)
+    if (l.kind == LayerKind::LatentAttention)
+      cache.add(std::make_unique<LatentCache>(cap, cfg_.mla.kv_lora_rank, cfg_.mla.qk_rope_head_dim));
+    else if (l.kind == LayerKind::SlidingAttention)
       cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D));
     else
       cache.add(std::make_unique<KvCache>(cap, Hkv, D, D));
@@ -114,13 +117,13 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
              "layers hold only their last tokens, but positions beyond max_position_embeddings "
              "were never trained)" : "");
   InferScratch& s = *infer_;
-  s.ensure(cfg_, Tn);
+  s.ensure(cfg_, Tn, pos + Tn);
   if (rope_) rope_->ensure(pos + Tn);
   for (int t = 0; t < Tn; ++t) s.positions[(size_t)t] = pos + t;
   embed(tokens, s.positions.data(), Tn, s.x);
   for (int il = 0; il < cfg_.num_hidden_layers; ++il)
     blocks_[(size_t)il].forward_cached(s.x, Tn, pos, s.positions.data(),
-                                       cache.layer(il), s.block,
+                                       cache.layer(il), s.block, mla_decode_,
                                        counters_[(size_t)il]);
   const int first = last_only ? Tn - 1 : 0, rows = Tn - first;
   final_norm_.forward(s.lnf, nullptr, nullptr, s.x + (long)first * C, rows);
@@ -131,7 +134,7 @@ WorkCounters Model::total_counters() const {
   WorkCounters t;
   for (const WorkCounters& c : counters_) {
     t.kv_projected += c.kv_projected, t.qk_scores += c.qk_scores;
-    t.kv_bytes_read += c.kv_bytes_read;
+    t.kv_bytes_read += c.kv_bytes_read, t.attn_macs += c.attn_macs;
   }
   return t;
 }

@@ -54,6 +54,11 @@ class Model {
   void forward_cached(const int* tokens, int Tn, ModelCache& cache, float* logits,
                       bool last_only = false);
 
+  /// The decode form of multi-head latent attention layers (default absorbed); every form gives
+  /// the same logits, the counters show what each computed.
+  void set_mla_decode(MlaDecode form) { mla_decode_ = form; }
+  MlaDecode mla_decode() const { return mla_decode_; }
+
   /// Work counters per layer since the last reset (DESIGN.md "Counters").
   const std::vector<WorkCounters>& layer_counters() const { return counters_; }
   WorkCounters total_counters() const;
@@ -75,6 +80,7 @@ class Model {
   std::unique_ptr<TrainPlan> plan_;
   std::unique_ptr<InferScratch> infer_;
   std::vector<WorkCounters> counters_;
+  MlaDecode mla_decode_ = MlaDecode::Absorbed;
 };
 
 }  // namespace llm0

@@ -4,6 +4,10 @@
 //   model.layers.{i}.input_layernorm.weight [C]  llm0's name, as OPT's embed_positions)
 //   model.layers.{i}.self_attn.{q,k,v,o}_proj.weight / .bias   model.layers.{i}.self_attn.{q,k}_norm.weight [D]
 //   model.layers.{i}.self_attn.sinks [H] (attention_sinks; gpt-oss's name)
+//   MLA (deepseek_v2/v3; dn, dr, dv, r, qr as in layers/mla.h, D = dn + dr):
+//   model.layers.{i}.self_attn.q_proj [H·D, C] | q_a_proj [qr, C] + q_a_layernorm [qr] + q_b_proj [H·D, qr]
+//   model.layers.{i}.self_attn.kv_a_proj_with_mqa [r + dr, C], kv_a_layernorm [r], kv_b_proj [H·(dn+dv), r]
+//   model.layers.{i}.self_attn.o_proj [C, H·dv]; bias on q_a, kv_a and o with attention_bias
 //   model.layers.{i}.post_attention_layernorm.weight [C]
 //   model.layers.{i}.mlp.{gate,up,down}_proj.weight              model.norm.weight [C]
 //   lm_head.weight [V, C] (absent when tie_word_embeddings). LayerNorm adds a .bias beside each norm .weight.
@@ -23,26 +27,52 @@ void declare_linear(ParamStore& p, const std::string& name, int out, int in, boo
   p.declare(name + ".weight", Shape{out, in});
   if (bias) p.declare(name + ".bias", Shape{out});
 }
+
+
+void declare_mla(ParamStore& p, const ModelConfig& c, const std::string& s) {
+  const MlaConfig& m = c.mla;
+  const int C = c.hidden_size, H = c.num_attention_heads, D = m.qk_head_dim();
+  const bool bias = c.attention_bias;  // HF DeepseekV2Attention: q_a, kv_a and o only
+  if (m.q_lora_rank > 0) {
+    declare_linear(p, s + "q_a_proj", m.q_lora_rank, C, bias);
+    p.declare(s + "q_a_layernorm.weight", Shape{m.q_lora_rank});
+    declare_linear(p, s + "q_b_proj", H * D, m.q_lora_rank, false);
+  } else {
+    declare_linear(p, s + "q_proj", H * D, C, false);
+  }
+  declare_linear(p, s + "kv_a_proj_with_mqa", m.kv_lora_rank + m.qk_rope_head_dim, C, bias);
+  p.declare(s + "kv_a_layernorm.weight", Shape{m.kv_lora_rank});
+  declare_linear(p, s + "kv_b_proj", H * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, false);
+  declare_linear(p, s + "o_proj", C, H * m.v_head_dim, bias);
+}
+
+void declare_attention(ParamStore& p, const ModelConfig& c, const std::string& s) {
+  const int C = c.hidden_size, D = c.head_dim;
+  declare_linear(p, s + "q_proj", c.num_attention_heads * D, C, c.qkv_bias());
+  declare_linear(p, s + "k_proj", c.num_key_value_heads * D, C, c.qkv_bias());
+  declare_linear(p, s + "v_proj", c.num_key_value_heads * D, C, c.qkv_bias());
+  declare_linear(p, s + "o_proj", C, c.num_attention_heads * D, c.o_bias());
+  if (c.attention_sinks) p.declare(s + "sinks", Shape{c.num_attention_heads});
+  if (c.use_qk_norm) {
+    p.declare(s + "q_norm.weight", Shape{D});
+    p.declare(s + "k_norm.weight", Shape{D});
+  }
+}
 }  // namespace
 
 void Model::declare_params() {
   const ModelConfig& c = cfg_;
-  const int C = c.hidden_size, F = c.intermediate_size, D = c.head_dim;
+  const int C = c.hidden_size, F = c.intermediate_size;
   params_.declare("model.embed_tokens.weight", Shape{c.vocab_size, C});
   if (c.position == PositionKind::Learned)
     params_.declare("model.embed_positions.weight", Shape{c.max_position_embeddings, C});
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const std::string p = layer_prefix(il);
     declare_norm(params_, c, p + "input_layernorm");
-    declare_linear(params_, p + "self_attn.q_proj", c.num_attention_heads * D, C, c.qkv_bias());
-    declare_linear(params_, p + "self_attn.k_proj", c.num_key_value_heads * D, C, c.qkv_bias());
-    declare_linear(params_, p + "self_attn.v_proj", c.num_key_value_heads * D, C, c.qkv_bias());
-    declare_linear(params_, p + "self_attn.o_proj", C, c.num_attention_heads * D, c.o_bias());
-    if (c.attention_sinks) params_.declare(p + "self_attn.sinks", Shape{c.num_attention_heads});
-    if (c.use_qk_norm) {
-      params_.declare(p + "self_attn.q_norm.weight", Shape{D});
-      params_.declare(p + "self_attn.k_norm.weight", Shape{D});
-    }
+    if (c.layer(il).kind == LayerKind::LatentAttention)
+      declare_mla(params_, c, p + "self_attn.");
+    else
+      declare_attention(params_, c, p + "self_attn.");
     declare_norm(params_, c, p + "post_attention_layernorm");
     if (c.mlp() == MlpKind::SwiGLU) declare_linear(params_, p + "mlp.gate_proj", F, C, c.mlp_bias);
     declare_linear(params_, p + "mlp.up_proj", F, C, c.mlp_bias);
@@ -61,6 +91,24 @@ struct Bind {
   float* grad(const std::string& n) const { return p.has(n) ? p.gradient(n) : nullptr; }
 };
 
+// MLA views; names absent in this layer (q_proj vs q_a/q_b, biases) bind to null.
+void bind_mla(const Bind& b, const std::string& s, MlaLayer& l) {
+  MlaWeights& m = l.w;
+  m.q_w = b.value(s + "q_proj.weight"), m.dq_w = b.grad(s + "q_proj.weight");
+  m.q_a_w = b.value(s + "q_a_proj.weight"), m.dq_a_w = b.grad(s + "q_a_proj.weight");
+  m.q_a_b = b.value(s + "q_a_proj.bias"), m.dq_a_b = b.grad(s + "q_a_proj.bias");
+  m.q_a_norm = b.value(s + "q_a_layernorm.weight"), m.dq_a_norm = b.grad(s + "q_a_layernorm.weight");
+  m.q_b_w = b.value(s + "q_b_proj.weight"), m.dq_b_w = b.grad(s + "q_b_proj.weight");
+  m.kv_a_w = b.value(s + "kv_a_proj_with_mqa.weight");
+  m.dkv_a_w = b.grad(s + "kv_a_proj_with_mqa.weight");
+  m.kv_a_b = b.value(s + "kv_a_proj_with_mqa.bias"), m.dkv_a_b = b.grad(s + "kv_a_proj_with_mqa.bias");
+  m.kv_a_norm = b.value(s + "kv_a_layernorm.weight");
+  m.dkv_a_norm = b.grad(s + "kv_a_layernorm.weight");
+  m.kv_b_w = b.value(s + "kv_b_proj.weight"), m.dkv_b_w = b.grad(s + "kv_b_proj.weight");
+  m.o_w = b.value(s + "o_proj.weight"), m.do_w = b.grad(s + "o_proj.weight");
+  m.o_b = b.value(s + "o_proj.bias"), m.do_b = b.grad(s + "o_proj.bias");
+}
+
 NormLayer bind_norm(const Bind& b, const ModelConfig& c, const std::string& name) {
   NormLayer n;
   n.kind = c.norm, n.eps = (float)c.rms_norm_eps, n.C = c.hidden_size;
@@ -78,8 +126,12 @@ void Model::bind_layers() {
     Block& blk = blocks_[(size_t)il];
     blk.norm1 = bind_norm(b, cfg_, p + "input_layernorm");
     blk.norm2 = bind_norm(b, cfg_, p + "post_attention_layernorm");
+    blk.kind = cfg_.layer(il).kind;
     blk.attn.cfg = &cfg_;
     blk.attn.layer = cfg_.layer(il);
+    bind_mla(b, p + "self_attn.", blk.mla);
+    blk.mla.cfg = &cfg_;
+    blk.mla.rope = rope_.get();
     blk.attn.rope = rope_.get();
     AttentionWeights& a = blk.attn.w;
     const std::string s = p + "self_attn.";

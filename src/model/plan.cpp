@@ -1,6 +1,8 @@
 // Activation plans. See plan.h.
 #include "model/plan.h"
 
+#include <algorithm>
+
 namespace llm0 {
 
 TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_) : B(B_), T(T_) {
@@ -13,32 +15,89 @@ TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_) : B(B_), T(T_) {
   carve(c);
 }
 
-void TrainPlan::carve(const ModelConfig& c) {
-  const size_t N = (size_t)B * T, C = c.hidden_size, F = c.intermediate_size;
+namespace {
+
+void carve_attention(Arena& a, const ModelConfig& c, size_t N, AttentionSaved& t) {
   const size_t HD = (size_t)c.num_attention_heads * c.head_dim;
   const size_t KD = (size_t)c.num_key_value_heads * c.head_dim;
   const size_t H = c.num_attention_heads, Hkv = c.num_key_value_heads;
-  const bool qk = c.use_qk_norm, ln = c.norm == NormKind::LayerNorm;
+  const bool qk = c.use_qk_norm;
+  t.q_raw = qk ? a.take(N * HD) : nullptr, t.k_raw = qk ? a.take(N * KD) : nullptr;
+  t.q_rstd = qk ? a.take(N * H) : nullptr, t.k_rstd = qk ? a.take(N * Hkv) : nullptr;
+  t.q = a.take(N * HD), t.k = a.take(N * KD), t.v = a.take(N * KD);
+  t.attn = a.take(N * HD), t.lse = a.take(N * H);
+}
+
+void carve_attention_grads(Arena& a, const ModelConfig& c, size_t N, AttentionGradScratch& g) {
+  const size_t HD = (size_t)c.num_attention_heads * c.head_dim;
+  const size_t KD = (size_t)c.num_key_value_heads * c.head_dim;
+  const bool qk = c.use_qk_norm;
+  g.dattn = a.take(N * HD), g.dq = a.take(N * HD), g.dk = a.take(N * KD), g.dv = a.take(N * KD);
+  g.dq_raw = qk ? a.take(N * HD) : nullptr, g.dk_raw = qk ? a.take(N * KD) : nullptr;
+}
+
+// MLA sizes: H heads, D = dn + dr, dv, r, qr, R = r + dr (layers/mla.h).
+struct MlaSizes {
+  size_t H, HD, HDv, HE, r, R, qr;
+  explicit MlaSizes(const ModelConfig& c)
+      : H(c.num_attention_heads), HD(H * c.mla.qk_head_dim()), HDv(H * c.mla.v_head_dim),
+        HE(H * (c.mla.qk_nope_head_dim + c.mla.v_head_dim)), r(c.mla.kv_lora_rank),
+        R(r + c.mla.qk_rope_head_dim), qr(c.mla.q_lora_rank) {}
+};
+
+void carve_mla(Arena& a, const ModelConfig& c, size_t N, MlaSaved& t) {
+  const MlaSizes z(c);
+  t.cq = z.qr ? a.take(N * z.qr) : nullptr, t.cq_n = z.qr ? a.take(N * z.qr) : nullptr;
+  t.cq_rstd = z.qr ? a.take(N) : nullptr;
+  t.kv_a = a.take(N * z.R), t.c_raw = a.take(N * z.r), t.c = a.take(N * z.r), t.c_rstd = a.take(N);
+  t.q = a.take(N * z.HD), t.k = a.take(N * z.HD), t.v = a.take(N * z.HDv);
+  t.attn = a.take(N * z.HDv), t.lse = a.take(N * z.H);
+}
+
+void carve_mla_grads(Arena& a, const ModelConfig& c, size_t N, MlaGradScratch& g) {
+  const MlaSizes z(c);
+  g.dattn = a.take(N * z.HDv), g.dq = a.take(N * z.HD), g.dk = a.take(N * z.HD);
+  g.dv = a.take(N * z.HDv), g.dkv = a.take(N * z.HE), g.dkv_a = a.take(N * z.R);
+  g.dc = a.take(N * z.r), g.dc_raw = a.take(N * z.r);
+  g.dcq = z.qr ? a.take(N * z.qr) : nullptr, g.dcq_raw = z.qr ? a.take(N * z.qr) : nullptr;
+}
+
+// Inference: `rows` new tokens, `context` cached positions (the expanded decode form's buffers).
+void carve_mla_infer(Arena& a, const ModelConfig& c, size_t rows, size_t context,
+                     MlaInferScratch& g) {
+  const MlaSizes z(c);
+  g.q = a.take(rows * z.HD);
+  g.cq = z.qr ? a.take(rows * z.qr) : nullptr, g.cq_n = z.qr ? a.take(rows * z.qr) : nullptr;
+  g.kv_a = a.take(rows * z.R), g.c_raw = a.take(rows * z.r), g.c = a.take(rows * z.r);
+  g.attn = a.take(rows * z.HDv), g.q_abs = a.take(rows * z.H * z.R), g.o_lat = a.take(rows * z.H * z.r);
+  g.kv = a.take(context * z.HE), g.k = a.take(context * z.HD), g.v = a.take(context * z.HDv);
+}
+
+}  // namespace
+
+void TrainPlan::carve(const ModelConfig& c) {
+  const size_t N = (size_t)B * T, C = c.hidden_size, F = c.intermediate_size;
+  const bool ln = c.norm == NormKind::LayerNorm, mla = c.mla.enabled();
   const bool swiglu = c.mlp() == MlpKind::SwiGLU;
   Arena& a = arena;
   blocks.assign((size_t)c.num_hidden_layers, BlockSaved{});
   for (BlockSaved& s : blocks) {
     s.x_in = a.take(N * C), s.ln1 = a.take(N * C), s.ln1_rstd = a.take(N);
     s.ln1_mean = ln ? a.take(N) : nullptr;
-    AttentionSaved& t = s.attn;
-    t.q_raw = qk ? a.take(N * HD) : nullptr, t.k_raw = qk ? a.take(N * KD) : nullptr;
-    t.q_rstd = qk ? a.take(N * H) : nullptr, t.k_rstd = qk ? a.take(N * Hkv) : nullptr;
-    t.q = a.take(N * HD), t.k = a.take(N * KD), t.v = a.take(N * KD);
-    t.attn = a.take(N * HD), t.lse = a.take(N * H);
+    if (mla)
+      carve_mla(a, c, N, s.mla);
+    else
+      carve_attention(a, c, N, s.attn);
     s.x_mid = a.take(N * C), s.ln2 = a.take(N * C), s.ln2_rstd = a.take(N);
     s.ln2_mean = ln ? a.take(N) : nullptr;
     s.mlp.gate = swiglu ? a.take(N * F) : nullptr, s.mlp.up = a.take(N * F), s.mlp.h = a.take(N * F);
   }
   BlockScratch& g = scratch;
   g.branch = a.take(N * C), g.dln = a.take(N * C), g.dnorm = a.take(N * C);
-  g.attn.dattn = a.take(N * HD), g.attn.dq = a.take(N * HD);
-  g.attn.dk = a.take(N * KD), g.attn.dv = a.take(N * KD);
-  g.attn.dq_raw = qk ? a.take(N * HD) : nullptr, g.attn.dk_raw = qk ? a.take(N * KD) : nullptr;
+  if (mla)
+    carve_mla_grads(a, c, N, g.mla);
+  else
+    carve_attention_grads(a, c, N, g.attn);
   g.mlp.dgate = a.take(N * F), g.mlp.dup = a.take(N * F), g.mlp.dh = a.take(N * F);
   x_final = a.take(N * C), lnf = a.take(N * C), lnf_rstd = a.take(N);
   lnf_mean = ln ? a.take(N) : nullptr;
@@ -46,24 +105,31 @@ void TrainPlan::carve(const ModelConfig& c) {
   dstream = a.take(N * C);
 }
 
-void InferScratch::ensure(const ModelConfig& c, int n) {
-  if (n <= rows) return;
-  rows = n;
-  positions.resize((size_t)n);
-  const size_t R = (size_t)n, C = c.hidden_size, F = c.intermediate_size;
+void InferScratch::ensure(const ModelConfig& c, int n, int ctx) {
+  const bool mla = c.mla.enabled();
+  if (n <= rows && (!mla || ctx <= context)) return;
+  rows = std::max(rows, n);
+  // The expanded MLA form needs [context, ...] buffers: grow geometrically, not every step.
+  if (mla && ctx > context) context = std::min(std::max(ctx, 2 * context), c.max_position_embeddings);
+  positions.resize((size_t)rows);
+  const size_t R = (size_t)rows, C = c.hidden_size, F = c.intermediate_size;
   const size_t HD = (size_t)c.num_attention_heads * c.head_dim;
   const size_t KD = (size_t)c.num_key_value_heads * c.head_dim;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 0) arena.begin_measure(); else arena.allocate();
     BlockInferScratch& b = block;
     b.ln = arena.take(R * C), b.branch = arena.take(R * C);
-    AttentionInferScratch& a = b.attn;
-    a.q = arena.take(R * HD), a.q_raw = arena.take(R * HD), a.k_raw = arena.take(R * KD);
-    a.attn = arena.take(R * HD);
-    a.rstd = arena.take(R * (size_t)(c.num_attention_heads + c.num_key_value_heads));
-    // Sliding layers gather W − 1 cached positions before the new ones.
-    const size_t win = c.sliding_window > 0 ? (size_t)c.sliding_window - 1 + R : 0;
-    a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
+    if (mla) {
+      carve_mla_infer(arena, c, R, (size_t)context, b.mla);
+    } else {
+      AttentionInferScratch& a = b.attn;
+      a.q = arena.take(R * HD), a.q_raw = arena.take(R * HD), a.k_raw = arena.take(R * KD);
+      a.attn = arena.take(R * HD);
+      a.rstd = arena.take(R * (size_t)(c.num_attention_heads + c.num_key_value_heads));
+      // Sliding layers gather W − 1 cached positions before the new ones.
+      const size_t win = c.sliding_window > 0 ? (size_t)c.sliding_window - 1 + R : 0;
+      a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
+    }
     b.mlp.gate = arena.take(R * F), b.mlp.up = arena.take(R * F), b.mlp.h = arena.take(R * F);
     x = arena.take(R * C), lnf = arena.take(R * C);
   }

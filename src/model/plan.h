@@ -28,15 +28,15 @@ struct TrainPlan {
   void carve(const ModelConfig& c);
 };
 
-/// Inference scratch for up to `rows` tokens per call; grows (reallocates) only when a call
-/// needs more rows than any before.
+/// Inference scratch for up to `rows` tokens per call (and, for MLA's expanded decode, `context`
+/// cached positions); grows (reallocates) only when a call needs more than any before.
 struct InferScratch {
-  int rows = 0;
+  int rows = 0, context = 0;
   Arena arena;
   BlockInferScratch block;
   float *x = nullptr, *lnf = nullptr;  // [rows, C]
   std::vector<int> positions;          // [rows]
-  void ensure(const ModelConfig& c, int n);
+  void ensure(const ModelConfig& c, int n, int context);
 };
 
 }  // namespace llm0

@@ -33,6 +33,8 @@ void check_dims(const AttentionDims& d) {
   LLM0_CHECK(d.q_offset >= 0 && d.q_offset + d.Tq <= d.Tk,
              "attention: q_offset={} + Tq={} exceeds Tk={}", d.q_offset, d.Tq, d.Tk);
   LLM0_CHECK(d.window >= 0, "attention: sliding window {} must be >= 0", d.window);
+  LLM0_CHECK(d.k_row() >= (long)d.Hkv * d.D && d.v_row() >= (long)d.Hkv * d.Dv,
+             "attention: key/value row strides {}/{} are shorter than a row", d.k_row(), d.v_row());
 }
 
 // The keys a block of query rows [r0, r0 + rows) multiplies against: [k0, k0 + nk), from the
@@ -57,7 +59,7 @@ RowSpan row_span(const AttentionDims& d, const KeySpan& ks, int r0, int i) {
 // S[rows, nk] = scale · q_block · kᵀ  (q rows strided by H·D, k rows by Hkv·D).
 void scores(float* S, const float* qb, const float* kb, int rows, int nk, const AttentionDims& d) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, nk, d.D, d.scale, qb, d.H * d.D, kb,
-              d.Hkv * d.D, 0.0f, S, nk);
+              (int)d.k_row(), 0.0f, S, nk);
 }
 
 // Softmax of one row's visible scores s[lo, hi) in place (the sink, when given, joins the
@@ -113,22 +115,23 @@ uint64_t attention_forward(float* out, float* lse, const float* q, const float* 
   for (int bh = 0; bh < B * H; ++bh) {
     thread_local std::vector<float> buf;
     const int b = bh / H, h = bh % H, g = h / group;
-    const float* kb = k + ((long)b * Tk * Hkv + g) * D;    // k[b, 0, g, :]
-    const float* vb = v + ((long)b * Tk * Hkv + g) * Dv;   // v[b, 0, g, :]
+    const long ks = d.k_row(), vs = d.v_row();
+    const float* kb = k + (long)b * Tk * ks + (long)g * D;    // k[b, 0, g, :]
+    const float* vb = v + (long)b * Tk * vs + (long)g * Dv;   // v[b, 0, g, :]
     const float* sink = d.sinks ? d.sinks + h : nullptr;
     for (int r0 = 0; r0 < Tq; r0 += kRowBlock) {
       const int rows = std::min(kRowBlock, Tq - r0);
-      const KeySpan ks = key_span(d, r0, rows);
-      float* S = scratch(buf, (size_t)rows * ks.nk);  // [rows, nk]
+      const KeySpan span = key_span(d, r0, rows);
+      float* S = scratch(buf, (size_t)rows * span.nk);  // [rows, nk]
       const float* qb = q + (((long)b * Tq + r0) * H + h) * D;
-      scores(S, qb, kb + (long)ks.k0 * Hkv * D, rows, ks.nk, d);
+      scores(S, qb, kb + (long)span.k0 * ks, rows, span.nk, d);
       for (int i = 0; i < rows; ++i) {
-        const float L = softmax_row(S + (long)i * ks.nk, ks.nk, row_span(d, ks, r0, i), sink);
+        const float L = softmax_row(S + (long)i * span.nk, span.nk, row_span(d, span, r0, i), sink);
         if (lse) lse[((long)b * H + h) * Tq + r0 + i] = L;
       }
       // out_block[rows, Dv] = P[rows, nk] · v[k0 .. k0 + nk, Dv]
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, Dv, ks.nk, 1.0f, S, ks.nk,
-                  vb + (long)ks.k0 * Hkv * Dv, Hkv * Dv, 0.0f,
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, Dv, span.nk, 1.0f, S, span.nk,
+                  vb + (long)span.k0 * vs, (int)vs, 0.0f,
                   out + (((long)b * Tq + r0) * H + h) * Dv, H * Dv);
     }
   }
@@ -140,6 +143,7 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
                         const AttentionDims& d, float* dsinks) {
   check_dims(d);
   LLM0_CHECK(d.q_offset + d.Tq == d.Tk, "attention_backward needs q_offset + Tq == Tk");
+  LLM0_CHECK(d.k_stride == 0 && d.v_stride == 0, "attention_backward needs packed K/V rows");
   const int B = d.B, T = d.Tq, Tk = d.Tk, H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv;
   const int group = H / Hkv;
   // ∂L/∂sink per (b, h), each written by the one task that owns (b, h); summed over b in order.

@@ -25,6 +25,11 @@ struct AttentionDims {
   float scale = 1;   // usually 1 / sqrt(D)
   int window = 0;    // sliding window W (keys j > i - W visible); 0 = every earlier key
   const float* sinks = nullptr;  // [H] sink logits (natural-log units); null = no sinks
+  // Floats between consecutive key / value positions; 0 = packed (Hkv·D, Hkv·Dv). Lets MLA's
+  // absorbed decode read keys [c_kv | k_pe] and values c_kv from the same latent rows.
+  int k_stride = 0, v_stride = 0;
+  long k_row() const { return k_stride ? k_stride : (long)Hkv * D; }
+  long v_row() const { return v_stride ? v_stride : (long)Hkv * Dv; }
 };
 
 /// First key visible to the query at absolute position i (the window's left edge; 0 without a

@@ -1,4 +1,4 @@
-// RoPE, rotate-half layout. See rope.h.
+// RoPE, rotate-half and interleaved layouts. See rope.h.
 #include "ops/rope.h"
 
 #include <algorithm>
@@ -27,10 +27,15 @@ void RopeTable::ensure(int n) {
 }
 
 namespace {
-// sign = +1 rotates by +θ (forward), -1 by -θ (backward).
-void rope_apply(float* x, const int* positions, int N, int H, int D, const RopeTable& t, float sign) {
+// sign = +1 rotates by +θ (forward), -1 by -θ (backward). Pair i is (i, i + R/2) in the
+// rotate-half layout, (2i, 2i + 1) interleaved; dims before `offset` and after offset + R stay.
+void rope_apply(float* x, const int* positions, int N, int H, int D, const RopeTable& t, float sign,
+                RopeLayout layout = RopeLayout::RotateHalf, int offset = 0) {
   const int R = t.rotary_dim(), half = R / 2;
-  LLM0_CHECK(R <= D, "rotary_dim={} exceeds head_dim={}", R, D);
+  LLM0_CHECK(offset >= 0 && offset + R <= D, "rotary dims [{}, {}) exceed the head's {} dims",
+             offset, offset + R, D);
+  const int step = layout == RopeLayout::Interleaved ? 2 : 1;    // index of pair i's first dim
+  const int other = layout == RopeLayout::Interleaved ? 1 : half;  // its partner's distance
   for (int n = 0; n < N; ++n)
     LLM0_CHECK(positions[n] >= 0 && positions[n] < t.size(), "RoPE position {} outside the table [0, {})",
                positions[n], t.size());
@@ -39,11 +44,12 @@ void rope_apply(float* x, const int* positions, int N, int H, int D, const RopeT
     const float* cs = t.cos(positions[n]);
     const float* sn = t.sin(positions[n]);
     for (int h = 0; h < H; ++h) {
-      float* v = x + ((long)n * H + h) * D;
+      float* v = x + ((long)n * H + h) * D + offset;
       for (int i = 0; i < half; ++i) {
-        const float a = v[i], b = v[i + half], s = sign * sn[i];
-        v[i] = a * cs[i] - b * s;
-        v[i + half] = b * cs[i] + a * s;
+        float* p = v + i * step;
+        const float a = p[0], b = p[other], s = sign * sn[i];
+        p[0] = a * cs[i] - b * s;
+        p[other] = b * cs[i] + a * s;
       }
     }
   }
@@ -64,6 +70,16 @@ void rope_forward(float* x, const int* positions, int N, int H, int D, const Rop
 
 void rope_backward(float* dx, const int* positions, int N, int H, int D, const RopeTable& t) {
   rope_apply(dx, positions, N, H, D, t, -1.0f);
+}
+
+void rope_forward(float* x, const int* positions, int N, int H, int D, const RopeTable& t,
+                  RopeLayout layout, int offset) {
+  rope_apply(x, positions, N, H, D, t, 1.0f, layout, offset);
+}
+
+void rope_backward(float* dx, const int* positions, int N, int H, int D, const RopeTable& t,
+                   RopeLayout layout, int offset) {
+  rope_apply(dx, positions, N, H, D, t, -1.0f, layout, offset);
 }
 
 void rope_forward(float* x, const int* positions, int N, int H, int D, int R, double theta) {

@@ -5,6 +5,10 @@
 //   θ = pos · rope_theta^(-2i/R),  i in [0, R/2).
 // Dims R..D-1 pass through untouched (partial rotary, e.g. R = 64 of D = 256). Q and K only,
 // never V. Angles are formed in double so positions ≥ 32k keep full float32 precision.
+// DeepSeek's MLA uses the interleaved pair layout instead (transformers/models/deepseek_v2/
+// modeling_deepseek_v2.py apply_rotary_emb, a complex product): pair i is dims (2i, 2i+1),
+//   [x_2i, x_2i+1] <- [x_2i cos θ - x_2i+1 sin θ,  x_2i+1 cos θ + x_2i sin θ], same θ_i,
+// on the R dims starting at `offset` in each head (q_pe sits after q_nope in a query head).
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -31,9 +35,18 @@ class RopeTable {
   std::vector<float> cos_, sin_;
 };
 
+/// Which dims form a rotation pair: (i, i + R/2) or (2i, 2i + 1).
+enum class RopeLayout { RotateHalf, Interleaved };
+
 /// Rotates x [N, H, D] in place; row n is at absolute position positions[n] (< table.size()).
 /// R = table.rotary_dim() <= D.
 void rope_forward(float* x, const int* positions, int N, int H, int D, const RopeTable& table);
+/// General form: rotates dims [offset, offset + R) of each head in `layout`. Throws llm0::Error
+/// when offset + R > D or a position is outside the table.
+void rope_forward(float* x, const int* positions, int N, int H, int D, const RopeTable& table,
+                  RopeLayout layout, int offset);
+void rope_backward(float* dx, const int* positions, int N, int H, int D, const RopeTable& table,
+                   RopeLayout layout, int offset);
 /// Backward: the rotation is orthogonal, so dx = rotation of dy by -θ (in place on dx [N, H, D]).
 void rope_backward(float* dx, const int* positions, int N, int H, int D, const RopeTable& table);
 

@@ -1,0 +1,38 @@
+// MLA latent cache. See latent_cache.h.
+#include "cache/latent_cache.h"
+
+#include "core/check.h"
+
+namespace llm0 {
+
+LatentCache::LatentCache(int capacity, int kv_lora_rank, int qk_rope_head_dim)
+    : capacity_(capacity), r_(kv_lora_rank), dr_(qk_rope_head_dim) {
+  LLM0_CHECK(capacity > 0 && r_ > 0 && dr_ > 0,
+             "LatentCache: capacity={} kv_lora_rank={} qk_rope_head_dim={} must be > 0", capacity,
+             r_, dr_);
+  rows_ = Tensor(Shape{capacity, r_ + dr_});
+}
+
+size_t LatentCache::bytes_in_use() const { return (size_t)length_ * row() * sizeof(float); }
+
+size_t LatentCache::bytes_allocated() const { return (size_t)capacity_ * row() * sizeof(float); }
+
+void LatentCache::check_append(int pos, int n) const {
+  LLM0_CHECK(pos == length_, "latent cache: writing at position {} but {} tokens are cached", pos,
+             length_);
+  LLM0_CHECK(n >= 0 && (long)pos + n <= capacity_,
+             "latent cache full: {} cached + {} new tokens exceed the capacity of {} tokens "
+             "(max_position_embeddings or --max-context)", pos, n, capacity_);
+}
+
+float* LatentCache::rows(int pos, int n) {
+  check_append(pos, n);
+  return rows_.data() + (long)pos * row();
+}
+
+void LatentCache::commit(int n) {
+  check_append(length_, n);
+  length_ += n;
+}
+
+}  // namespace llm0

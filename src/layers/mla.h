@@ -1,0 +1,119 @@
+// Multi-head latent attention (DeepSeek-V2, arXiv:2405.04434 §2.1, eqs. 9–19; HF
+// transformers/models/deepseek_v2/modeling_deepseek_v2.py DeepseekV2Attention). Symbols: C
+// hidden, H heads, dn = qk_nope_head_dim, dr = qk_rope_head_dim, dv = v_head_dim, r =
+// kv_lora_rank, qr = q_lora_rank, D = dn + dr.
+//   query   q = x·q_projᵀ, or q = rmsnorm(x·q_a_projᵀ)·q_b_projᵀ        [N, H, D], per head [q_nope | q_pe]
+//   latent  [c_kv | k_pe] = x·kv_a_proj_with_mqaᵀ                      [N, r + dr]; k_pe is ONE head
+//           c = rmsnorm(c_kv) (kv_a_layernorm, eps 1e-6)                [N, r]  — cached with k_pe
+//   expand  [k_nope | v] = c·kv_b_projᵀ per head                        [N, H, dn + dv]
+//   RoPE    on q_pe and k_pe only, interleaved pairs (2i, 2i+1) (ops/rope.h), not rotate-half
+//   scores  (q_nope·k_nope + q_pe·k_pe) / sqrt(D); out = o_proj(softmax · v)   [N, C]
+// Decode forms (the cache holds [c | k_pe] per token, r + dr numbers): *expanded* recomputes
+// k_nope and v of every cached token with kv_b_proj; *absorbed* folds W_UK,h into the query,
+// q_lat,h = W_UK,hᵀ q_nope,h [r], scores q_lat,h·c_j + q_pe,h·k_pe_j (one shared "KV head" of
+// width r + dr, scale still 1/sqrt(D)), and applies W_UV,h to the weighted sum of latents.
+// Training uses the expanded form. Gradient rule: dx overwritten, parameter grads accumulate.
+#pragma once
+#include <cstdint>
+
+#include "cache/latent_cache.h"
+#include "layers/attention.h"
+#include "model/config.h"
+#include "ops/attention.h"
+#include "ops/rope.h"
+
+namespace llm0 {
+
+/// Which decode form forward_cached uses (`--mla-decode absorbed|expanded`).
+enum class MlaDecode { Absorbed, Expanded };
+
+/// Training activations of one MLA layer (views into the activation plan). N = B·T.
+struct MlaSaved {
+  float *cq = nullptr, *cq_n = nullptr;  // [N, qr] q_a_proj output, after q_a_layernorm (qr > 0)
+  float* cq_rstd = nullptr;              // [N]
+  float* kv_a = nullptr;                 // [N, r + dr] kv_a_proj_with_mqa output, RoPE on k_pe
+  float* c_raw = nullptr;                // [N, r] c_kv before kv_a_layernorm
+  float* c = nullptr;                    // [N, r] c_kv after kv_a_layernorm
+  float* c_rstd = nullptr;               // [N]
+  float* q = nullptr;                    // [N, H, D] after RoPE on q_pe
+  float* k = nullptr;                    // [N, H, D] [k_nope_h | k_pe (shared, after RoPE)]
+  float* v = nullptr;                    // [N, H, dv]
+  float* attn = nullptr;                 // [N, H, dv] o_proj input
+  float* lse = nullptr;                  // [B, H, T]
+};
+
+/// Backward scratch shared by all MLA layers.
+struct MlaGradScratch {
+  float* dattn = nullptr;          // [N, H, dv]
+  float *dq = nullptr, *dk = nullptr;  // [N, H, D]
+  float* dv = nullptr;             // [N, H, dv]
+  float* dkv = nullptr;            // [N, H, dn + dv]
+  float* dkv_a = nullptr;          // [N, r + dr]
+  float *dc = nullptr, *dc_raw = nullptr;    // [N, r]
+  float *dcq = nullptr, *dcq_raw = nullptr;  // [N, qr]
+};
+
+/// Inference scratch: `rows` new tokens, `context` cached positions (expanded form).
+struct MlaInferScratch {
+  float* q = nullptr;                     // [rows, H, D]
+  float *cq = nullptr, *cq_n = nullptr;   // [rows, qr]
+  float* kv_a = nullptr;                  // [rows, r + dr]
+  float *c_raw = nullptr, *c = nullptr;   // [rows, r]
+  float* attn = nullptr;                  // [rows, H, dv]
+  float* q_abs = nullptr;                 // [rows, H, r + dr] absorbed queries
+  float* o_lat = nullptr;                 // [rows, H, r] absorbed: weighted sums of latents
+  float* kv = nullptr;                    // [context, H, dn + dv] expanded: re-created k_nope, v
+  float *k = nullptr, *v = nullptr;       // [context, H, D], [context, H, dv]
+};
+
+/// Parameter views (values and gradients). q_w xor (q_a_w, q_a_norm, q_b_w); biases null unless
+/// attention_bias (HF: on q_a_proj, kv_a_proj_with_mqa and o_proj only).
+struct MlaWeights {
+  const float *q_w = nullptr, *q_a_w = nullptr, *q_a_b = nullptr, *q_a_norm = nullptr;
+  const float *q_b_w = nullptr, *kv_a_w = nullptr, *kv_a_b = nullptr, *kv_a_norm = nullptr;
+  const float *kv_b_w = nullptr, *o_w = nullptr, *o_b = nullptr;
+  float *dq_w = nullptr, *dq_a_w = nullptr, *dq_a_b = nullptr, *dq_a_norm = nullptr;
+  float *dq_b_w = nullptr, *dkv_a_w = nullptr, *dkv_a_b = nullptr, *dkv_a_norm = nullptr;
+  float *dkv_b_w = nullptr, *do_w = nullptr, *do_b = nullptr;
+};
+
+struct MlaLayer {
+  static constexpr float kLatentEps = 1e-6f;  // q_a_layernorm / kv_a_layernorm (HF default)
+  const ModelConfig* cfg = nullptr;
+  MlaWeights w;
+  const RopeTable* rope = nullptr;  // cos/sin of the dr rotary dims, owned by the model
+
+  /// Training forward: y [N, C] for B sequences of T tokens; fills s. g.dkv serves as the
+  /// transient [N, H, dn + dv] expansion buffer.
+  void forward(const float* x, int B, int T, const int* positions, MlaSaved& s,
+               const MlaGradScratch& g, float* y) const;
+  /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
+  void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
+                const MlaSaved& s, const MlaGradScratch& g) const;
+  /// Inference on Tn tokens at positions [pos, pos + Tn): appends [c | k_pe] to `cache` (a
+  /// LatentCache) and attends over all cached tokens in `form`. counters.attn_macs gets the
+  /// multiply-adds spent on the cached tokens (expansion or absorption, scores, weighted sums).
+  /// Throws llm0::Error if the cache is full or of another kind.
+  void forward_cached(const float* x, int Tn, int pos, const int* positions, LayerCache& cache,
+                      const MlaInferScratch& g, MlaDecode form, float* y,
+                      WorkCounters& counters) const;
+
+ private:
+  AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;
+  // q [N, H, D] (RoPE applied) from x; cq, cq_n, cq_rstd filled when q_lora_rank > 0.
+  void project_q(const float* x, int N, const int* positions, float* q, float* cq, float* cq_n,
+                 float* cq_rstd) const;
+  // kv_a [N, r + dr] = x·kv_aᵀ with RoPE on its k_pe columns; c_raw [N, r] a copy of its first
+  // r columns, c = kv_a_layernorm(c_raw).
+  void project_latent(const float* x, int N, const int* positions, float* kv_a, float* c_raw,
+                      float* c, float* c_rstd) const;
+  // kv [S, H, dn+dv] = c·kv_bᵀ (c rows strided by ldc); k [S, H, D] = [k_nope | k_pe]; v [S, H, dv].
+  void expand(const float* c, long ldc, const float* k_pe, long ldk, int S, float* kv, float* k,
+              float* v) const;
+  uint64_t attend_absorbed(int Tn, int pos, const LatentCache& cache, const MlaInferScratch& g,
+                           WorkCounters& counters) const;
+  uint64_t attend_expanded(int Tn, int pos, const LatentCache& cache, const MlaInferScratch& g,
+                           WorkCounters& counters) const;
+};
+
+}  // namespace llm0
