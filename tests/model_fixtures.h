@@ -48,6 +48,19 @@ inline ModelConfig sliding_config(int W, std::vector<int> slides, bool sinks, bo
   return c;
 }
 
+/// DeepSeek-V2 style multi-head latent attention on tiny_config's sizes (hidden 28, 2 layers),
+/// 3 heads, dn 5 ≠ dr 4 ≠ dv 7 ≠ r 11 ≠ q_lora_rank (0: q_proj; else q_a/q_b), dense MLP.
+inline ModelConfig mla_model_config(int q_lora_rank) {
+  ModelConfig c = tiny_config(Heads::MHA, PositionKind::Rope, 1.0, false);
+  c.model_type = "deepseek_v2";
+  c.num_attention_heads = c.num_key_value_heads = 3;
+  c.mla = {q_lora_rank, 11, 5, 4, 7};
+  c.head_dim = c.mla.qk_rope_head_dim;
+  c.layers.assign((size_t)c.num_hidden_layers, LayerConfig{LayerKind::LatentAttention, 0});
+  c.validate();
+  return c;
+}
+
 /// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1)).
 inline void random_weights(Model& m, unsigned seed, double sd = 0.25) {
   std::mt19937 rng(seed);

@@ -125,3 +125,31 @@ TEST(Config, WhatTheEngineCannotRunIsRefusedByName) {
   j = base(), j["attention_sinks"] = "yes";
   expect_error(j, "attention_sinks");
 }
+
+// deepseek_v2 / v3: MLA sizes read verbatim, dense configs run, routed experts refused by layer,
+// YaRN rope_scaling refused.
+TEST(Config, DeepSeekLatentAttentionConfigs) {
+  nlohmann::json j = base();
+  j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16, j["qk_nope_head_dim"] = 12;
+  j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10, j["q_lora_rank"] = nullptr;
+  const ModelConfig c = ModelConfig::from_json(j);
+  EXPECT_EQ(c.mla.q_lora_rank, 0);
+  EXPECT_EQ(c.mla.kv_lora_rank, 16);
+  EXPECT_EQ(c.mla.qk_head_dim(), 20);
+  EXPECT_EQ(c.rotary_dim(), 8);
+  EXPECT_EQ(c.layer(1).kind, LayerKind::LatentAttention);
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  EXPECT_EQ(back.mla.v_head_dim, 10);
+  EXPECT_EQ(back.layer(0).kind, LayerKind::LatentAttention);
+  j["q_lora_rank"] = 24, j["model_type"] = "deepseek_v3";
+  EXPECT_EQ(ModelConfig::from_json(j).mla.q_lora_rank, 24);
+  j["n_routed_experts"] = 8, j["first_k_dense_replace"] = 2;  // both layers dense: runs
+  EXPECT_NO_THROW(ModelConfig::from_json(j));
+  j["first_k_dense_replace"] = 1;  // layer 1 has experts
+  expect_error(j, "layer 1 has routed experts");
+  j = base(), j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16;
+  expect_error(j, "qk_nope_head_dim");
+  j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
+  j["rope_scaling"] = {{"type", "yarn"}, {"factor", 40}};
+  expect_error(j, "rope_scaling");
+}

@@ -35,6 +35,15 @@ TEST(KvLedgerEngine, CacheBytesEqualTheLedgerForEveryAttentionKind) {
     expect_ledger_equals_engine(tiny_config(h, PositionKind::Rope, 1.0, false), 37);
 }
 
+// MLA: the latent cache holds kv_lora_rank + qk_rope_head_dim floats per layer per token.
+TEST(KvLedgerEngine, LatentCacheBytesEqualTheLedger) {
+  for (int qr : {0, 9}) {
+    expect_ledger_equals_engine(mla_model_config(qr), 23);
+    const ModelConfig c = mla_model_config(qr);
+    EXPECT_EQ(kv_ledger(c.to_json(), {}).attention_kind, AttentionKind::kMLA);
+  }
+}
+
 TEST(KvLedgerEngine, DefaultPresetAtFullContext) {
   expect_ledger_equals_engine(ModelConfig::from_file(LLM0_SOURCE_DIR "/configs/llm0-small.json"), 256);
 }

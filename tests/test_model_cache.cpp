@@ -48,8 +48,10 @@ void expect_same_logits(const std::vector<float>& a, const std::vector<float>& b
                          << at % (size_t)V << ": " << a[at] << " vs " << b[at];
 }
 
-void check_config(const ModelConfig& c, const std::string& name, int T = 16) {
+void check_config(const ModelConfig& c, const std::string& name, int T = 16,
+                  MlaDecode form = MlaDecode::Absorbed) {
   Model m(c);
+  m.set_mla_decode(form);
   random_weights(m, 7);
   const std::vector<int> tokens = random_tokens(T, c.vocab_size, 11);
   const std::vector<float> full = full_logits(m, tokens);
@@ -101,6 +103,15 @@ TEST(ModelCache, SlidingWindowAndSinksIncrementalEqualsFull) {
   ModelConfig sinks_only = tiny_config(Heads::MQA, PositionKind::Rope, 0.25, true);
   sinks_only.attention_sinks = true;
   check_config(sinks_only, "full attention + sinks, MQA, qk-norm");
+}
+
+// MLA (latent cache): both decode forms, with and without query compression.
+TEST(ModelCache, LatentAttentionIncrementalEqualsFullInBothForms) {
+  for (int qr : {0, 9}) {
+    check_config(mla_model_config(qr), "mla absorbed qr=" + std::to_string(qr), 19);
+    check_config(mla_model_config(qr), "mla expanded qr=" + std::to_string(qr), 19,
+                 MlaDecode::Expanded);
+  }
 }
 
 // A sliding layer with W = context gives exactly full attention's logits.

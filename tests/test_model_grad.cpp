@@ -73,6 +73,11 @@ TEST(ModelGrad, FiniteDifferencesEveryTensorSlidingWindowAndSinks) {
   check_gradients(sliding_config(3, {1, 0}, true, /*qwen2=*/true), "qwen2 sliding W=3 + sinks");
 }
 
+TEST(ModelGrad, FiniteDifferencesEveryTensorLatentAttention) {
+  check_gradients(mla_model_config(0), "mla q_proj");
+  check_gradients(mla_model_config(9), "mla q_a/q_b");
+}
+
 TEST(ModelGrad, FiniteDifferencesEveryTensorGpt2Flavour) {
   check_gradients(gpt2_config(), "gpt2");
 }

@@ -178,3 +178,46 @@ TEST(OpsRope, BadRotaryDimThrows) {
 
 }  // namespace
 }  // namespace llm0
+
+namespace llm0 {
+namespace {
+
+// DeepSeek's interleaved layout (MLA): pair i is dims (offset + 2i, offset + 2i + 1), θ_i =
+// pos · theta^(-2i/R); the q_nope dims before `offset` pass through bit-exact. Golden values by
+// hand at positions 1 and 40,000 (angles in double), two heads of D = 7 with R = 4 at offset 3.
+TEST(OpsRope, InterleavedLayoutGoldenAtPositionsAwayFromZero) {
+  const int D = 7, R = 4, offset = 3, H = 2;
+  const double theta = 500.0;
+  RopeTable table(R, theta);
+  table.ensure(40001);
+  for (int pos : {1, 40000}) {
+    std::vector<float> x(H * D);
+    for (int i = 0; i < H * D; ++i) x[(size_t)i] = 0.25f * (float)(i + 1) * (i % 2 ? -1.0f : 1.0f);
+    const std::vector<float> x0 = x;
+    rope_forward(x.data(), &pos, 1, H, D, table, RopeLayout::Interleaved, offset);
+    for (int h = 0; h < H; ++h) {
+      const float* in = x0.data() + h * D;
+      const float* out = x.data() + h * D;
+      for (int i = 0; i < offset; ++i) EXPECT_EQ(out[i], in[i]) << "q_nope dim " << i;
+      for (int i = 0; i < R / 2; ++i) {
+        const double a = pos * std::pow(theta, -2.0 * i / R);
+        const double x1 = in[offset + 2 * i], x2 = in[offset + 2 * i + 1];
+        EXPECT_NEAR(out[offset + 2 * i], x1 * std::cos(a) - x2 * std::sin(a), 2e-6) << pos << " " << i;
+        EXPECT_NEAR(out[offset + 2 * i + 1], x2 * std::cos(a) + x1 * std::sin(a), 2e-6) << pos << " " << i;
+      }
+    }
+    // Not the rotate-half layout: pair 0 there would be (offset, offset + R/2).
+    std::vector<float> half = x0;
+    rope_forward(half.data(), &pos, 1, H, D, table, RopeLayout::RotateHalf, offset);
+    EXPECT_GT(std::fabs(half[offset + 1] - x[(size_t)offset + 1]), 1e-3);
+    // Backward undoes forward (the rotation is orthogonal).
+    rope_backward(x.data(), &pos, 1, H, D, table, RopeLayout::Interleaved, offset);
+    for (int i = 0; i < H * D; ++i) EXPECT_NEAR(x[(size_t)i], x0[(size_t)i], 1e-6);
+  }
+  std::vector<float> x(D, 1.0f);
+  const int p = 1;
+  EXPECT_THROW(rope_forward(x.data(), &p, 1, 1, D, table, RopeLayout::Interleaved, 4), Error);
+}
+
+}  // namespace
+}  // namespace llm0

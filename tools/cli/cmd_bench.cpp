@@ -107,6 +107,7 @@ void run_bench_train(const TrainBenchArgs& a) {
 struct GenBenchArgs {
   std::string model, config;
   int prompt_tokens = 64, gen_tokens = 128, repeats = 3;
+  MlaDecode mla_form = MlaDecode::Absorbed;
   bool json = false;
 };
 
@@ -133,6 +134,7 @@ void run_bench_generate(const GenBenchArgs& a) {
     model = std::make_unique<Model>(ModelConfig::from_file(a.config));
     init_weights(*model, 1);
   }
+  model->set_mla_decode(a.mla_form);
   const ModelConfig& cfg = model->config();
   const int P = a.prompt_tokens, G = a.gen_tokens, V = cfg.vocab_size;
   LLM0_CHECK(std::max(P, G) <= cfg.max_position_embeddings,
@@ -174,6 +176,7 @@ struct ContextBenchArgs {
   std::string config;
   std::vector<int> contexts{512, 4096, 16384};
   int decode_tokens = 32;
+  MlaDecode mla_form = MlaDecode::Absorbed;
   bool json = false;
 };
 
@@ -181,6 +184,7 @@ struct ContextBenchArgs {
 void run_bench_context(const ContextBenchArgs& a) {
   Model model(ModelConfig::from_file(a.config));
   init_weights(model, 1);
+  model.set_mla_decode(a.mla_form);
   const ModelConfig& cfg = model.config();
   const int V = cfg.vocab_size, G = a.decode_tokens;
   nlohmann::json rows = nlohmann::json::array();
@@ -219,10 +223,12 @@ void run_bench_context(const ContextBenchArgs& a) {
                     {"decode_seconds_per_token", decode_s / G},
                     {"decode_qk_scores_per_token", (double)dec.qk_scores / G},
                     {"decode_kv_bytes_read_per_token", (double)dec.kv_bytes_read / G},
+                    {"decode_attention_macs_per_token", (double)dec.attn_macs / G},
                     {"cache_bytes_at_end", cache.bytes_in_use()}});
   }
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "context"}, {"config", a.config},
                       {"threads", num_threads()}, {"sliding_window", cfg.sliding_window},
+                      {"mla_decode", a.mla_form == MlaDecode::Absorbed ? "absorbed" : "expanded"},
                       {"decode_tokens", G}, {"contexts", rows}};
   if (a.json) {
     std::printf("%s\n", j.dump().c_str());
@@ -230,14 +236,15 @@ void run_bench_context(const ContextBenchArgs& a) {
   }
   std::printf("%s (sliding_window %d), %d threads, %d decoded tokens per context\n",
               a.config.c_str(), cfg.sliding_window, num_threads(), G);
-  std::printf("%9s %11s %15s %14s %13s %15s %14s\n", "context", "prefill s", "prefill q·k",
-              "decode ms/tok", "q·k per tok", "KV read B/tok", "cache bytes");
+  std::printf("%9s %11s %15s %14s %13s %15s %15s %14s\n", "context", "prefill s", "prefill q·k",
+              "decode ms/tok", "q·k per tok", "KV read B/tok", "attn MAC/tok", "cache bytes");
   for (const auto& r : rows)
-    std::printf("%9d %11.3f %15.0f %14.3f %13.0f %15.0f %14.0f\n", r["context"].get<int>(),
+    std::printf("%9d %11.3f %15.0f %14.3f %13.0f %15.0f %15.0f %14.0f\n", r["context"].get<int>(),
                 r["prefill_seconds"].get<double>(), r["prefill_qk_scores"].get<double>(),
                 1e3 * r["decode_seconds_per_token"].get<double>(),
                 r["decode_qk_scores_per_token"].get<double>(),
                 r["decode_kv_bytes_read_per_token"].get<double>(),
+                r["decode_attention_macs_per_token"].get<double>(),
                 r["cache_bytes_at_end"].get<double>());
 }
 
@@ -269,6 +276,7 @@ void register_bench(CLI::App& app) {
   gen->add_option("--repeats", g.repeats, "Timed repetitions (after one warm-up)")
       ->check(CLI::PositiveNumber);
   gen->add_flag("--json", g.json, "One JSON object on stdout");
+  add_mla_decode_option(gen, g.mla_form);
   add_threads_option(gen);
   gen->callback([] { run_bench_generate(g); });
 
@@ -281,6 +289,7 @@ void register_bench(CLI::App& app) {
   ctx->add_option("--decode-tokens", c.decode_tokens, "Tokens decoded after each prefill")
       ->check(CLI::PositiveNumber);
   ctx->add_flag("--json", c.json, "One JSON object on stdout");
+  add_mla_decode_option(ctx, c.mla_form);
   add_threads_option(ctx);
   ctx->callback([] { run_bench_context(c); });
 }

@@ -39,6 +39,7 @@ void register_forward(CLI::App& app) {
   auto* cmd = app.add_subcommand("forward", "Forward of a token sequence (full, or cached with --chunks); writes logits [T, V] as .npy");
   static std::string model_dir, tokens, output;
   static std::vector<int> chunks;
+  static MlaDecode mla_form = MlaDecode::Absorbed;
   cmd->add_option("--model", model_dir, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--tokens", tokens, "Token ids, space-separated, e.g. \"1 2 3\"")->required();
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
@@ -47,10 +48,12 @@ void register_forward(CLI::App& app) {
                   "then the rest one token at a time (e.g. 5,3,1)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  add_mla_decode_option(cmd, mla_form);
   add_threads_option(cmd);
   cmd->callback([] {
     const std::vector<int> ids = parse_ids(tokens);
     auto model = load_model(resolve_checkpoint_dir(model_dir));
+    model->set_mla_decode(mla_form);
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
       LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);

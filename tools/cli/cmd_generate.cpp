@@ -20,6 +20,7 @@ namespace {
 struct GenerateArgs {
   std::string model, prompt, prompts_file;
   GenerateOptions opt;
+  MlaDecode mla_form = MlaDecode::Absorbed;
   bool no_cache = false, json = false;
 };
 
@@ -76,6 +77,7 @@ void run_generate(GenerateArgs& a) {
   const std::vector<std::string> prompts =
       a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
   GenerationModel gm = load_generation_model(a.model);
+  gm.model->set_mla_decode(a.mla_form);
   Generator gen(*gm.model, *gm.tokenizer);
   for (const std::string& prompt : prompts) {
     if (a.json) {
@@ -116,6 +118,7 @@ void register_generate(CLI::App& app) {
   cmd->add_flag("--no-cache", a.no_cache, "Recompute the whole sequence every step (naive method)");
   cmd->add_option("--max-context", a.opt.max_context, "Context in tokens (0 = max_position_embeddings)")->capture_default_str();
   cmd->add_flag("--json", a.json, "Print one JSON object per prompt instead of streaming text");
+  add_mla_decode_option(cmd, a.mla_form);
   add_threads_option(cmd);
   cmd->callback([] { run_generate(a); });
 }

@@ -2,11 +2,26 @@
 // which adds its subcommand (with --threads and --help) and a callback; main.cpp calls them all.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <map>
+#include <string>
+
+#include "layers/mla.h"
 
 namespace llm0::cli {
 
 /// Adds `--threads N` (default 0 = all cores) to `cmd`; the value is applied before the callback
 /// runs (OpenMP and OpenBLAS share it).
 void add_threads_option(CLI::App* cmd);
+
+/// Adds `--mla-decode absorbed|expanded` (default absorbed) to `cmd`: the decode form of
+/// multi-head latent attention layers (ignored by other models).
+inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
+  static const std::map<std::string, MlaDecode> names{{"absorbed", MlaDecode::Absorbed},
+                                                      {"expanded", MlaDecode::Expanded}};
+  cmd->add_option("--mla-decode", form,
+                  "MLA decode form: absorbed (W_UK into the query, W_UV after the weighted sum) or "
+                  "expanded (k_nope and v re-created from the cached latents)")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
+}
 
 }  // namespace llm0::cli
