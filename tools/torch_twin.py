@@ -105,6 +105,10 @@ def load_config(path):
     c["o_bias"] = c["attention_bias"] and c["model_type"] != "qwen2"
     c["layer_types"] = layer_types(c)
     c.setdefault("attention_sinks", False)
+    c["mla"] = c["model_type"] in ("deepseek_v2", "deepseek_v3")
+    if c["mla"]:
+        c["head_dim"] = c["qk_rope_head_dim"]
+        c["q_lora_rank"] = c.get("q_lora_rank") or 0
     if c.get("use_qk_norm") is None:
         c["use_qk_norm"] = c["model_type"] == "qwen3"
     c.setdefault("hidden_act", "silu")
@@ -157,6 +161,26 @@ def param_shapes(c):
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
         norm(p + "input_layernorm")
+        if c["mla"]:  # DeepseekV2Attention (bias on q_a, kv_a and o with attention_bias)
+            dn, dr, dv, r, qr = (c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"],
+                                 c["kv_lora_rank"], c["q_lora_rank"])
+            a, bias = p + "self_attn.", c["attention_bias"]
+            if qr:
+                linear(a + "q_a_proj", qr, C, bias)
+                s[a + "q_a_layernorm.weight"] = (qr,)
+                linear(a + "q_b_proj", H * (dn + dr), qr, False)
+            else:
+                linear(a + "q_proj", H * (dn + dr), C, False)
+            linear(a + "kv_a_proj_with_mqa", r + dr, C, bias)
+            s[a + "kv_a_layernorm.weight"] = (r,)
+            linear(a + "kv_b_proj", H * (dn + dv), r, False)
+            linear(a + "o_proj", C, H * dv, bias)
+            norm(p + "post_attention_layernorm")
+            if c["hidden_act"] == "silu":
+                linear(p + "mlp.gate_proj", F, C, c["mlp_bias"])
+            linear(p + "mlp.up_proj", F, C, c["mlp_bias"])
+            linear(p + "mlp.down_proj", C, F, c["mlp_bias"])
+            continue
         for proj, out, inp in (("q", H * D, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
             linear(p + f"self_attn.{proj}_proj", out, inp, c["o_bias"] if proj == "o" else c["qkv_bias"])
         if c["attention_sinks"]:
@@ -248,6 +272,43 @@ class Twin:
         a = p @ v  # [B, H, T, D]
         return self._linear(a.transpose(1, 2).reshape(B, T, H * D), pre + "o_proj")
 
+    def _rope_interleaved(self, x, T):
+        """DeepSeek's complex-product RoPE: pairs (2i, 2i+1) of x [..., T, dr]; angles in float64."""
+        dr = x.shape[-1]
+        inv = self.c["rope_theta"] ** (-2.0 * torch.arange(dr // 2, dtype=torch.float64) / dr)
+        ang = torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]  # [T, dr/2]
+        cos, sin = torch.cos(ang).to(self.dtype), torch.sin(ang).to(self.dtype)
+        x0, x1 = x[..., 0::2], x[..., 1::2]
+        return torch.stack([x0 * cos - x1 * sin, x1 * cos + x0 * sin], -1).flatten(-2)
+
+    def _mla(self, x, pre):
+        """DeepseekV2Attention: latent c_kv + one shared rotary key, expanded per head."""
+        c, p = self.c, self.params
+        B, T, _ = x.shape
+        H, dn, dr, dv, r = (c["num_attention_heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"],
+                            c["v_head_dim"], c["kv_lora_rank"])
+
+        def rms(v, name):  # the latent norms use eps 1e-6 (HF default)
+            return v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + 1e-6) * p[name]
+
+        if c["q_lora_rank"]:
+            q = self._linear(rms(self._linear(x, pre + "q_a_proj"), pre + "q_a_layernorm.weight"), pre + "q_b_proj")
+        else:
+            q = self._linear(x, pre + "q_proj")
+        q = q.view(B, T, H, dn + dr).transpose(1, 2)  # [B, H, T, D]
+        kv_a = self._linear(x, pre + "kv_a_proj_with_mqa")
+        latent, k_pe = kv_a[..., :r], kv_a[..., r:]
+        kv = self._linear(rms(latent, pre + "kv_a_layernorm.weight"), pre + "kv_b_proj")
+        kv = kv.view(B, T, H, dn + dv).transpose(1, 2)
+        k_nope, v = kv[..., :dn], kv[..., dn:]
+        q = torch.cat([q[..., :dn], self._rope_interleaved(q[..., dn:], T)], -1)
+        k_pe = self._rope_interleaved(k_pe, T)[:, None].expand(B, H, T, dr)  # one head for all
+        k = torch.cat([k_nope, k_pe], -1)
+        s = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(dn + dr))
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        a = torch.softmax(s, -1) @ v  # [B, H, T, dv]
+        return self._linear(a.transpose(1, 2).reshape(B, T, H * dv), pre + "o_proj")
+
     def _mlp(self, x, pre):
         act = self.c["hidden_act"]
         up = self._linear(x, pre + "up_proj")
@@ -265,8 +326,11 @@ class Twin:
             x = x + p["model.embed_positions.weight"][:T][None]
         for i in range(c["num_hidden_layers"]):
             pre = f"model.layers.{i}."
-            sliding = c["layer_types"][i] == "sliding_attention"
-            x = x + self._attention(self._norm(x, pre + "input_layernorm"), pre + "self_attn.", sliding)
+            h = self._norm(x, pre + "input_layernorm")
+            if c["mla"]:
+                x = x + self._mla(h, pre + "self_attn.")
+            else:
+                x = x + self._attention(h, pre + "self_attn.", c["layer_types"][i] == "sliding_attention")
             x = x + self._mlp(self._norm(x, pre + "post_attention_layernorm"), pre + "mlp.")
         x = self._norm(x, "model.norm")
         head = p["model.embed_tokens.weight"] if c["tie_word_embeddings"] else p["lm_head.weight"]

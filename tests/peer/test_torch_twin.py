@@ -51,8 +51,8 @@ CONFIGS = {
     "long_gqa_2threads": dict(vocab_size=301, hidden_size=64, intermediate_size=96, num_attention_heads=8,
                               num_key_value_heads=2, head_dim=16, max_position_embeddings=80,
                               rope_theta=10000.0, _batch=(2, 70), _threads=2),
-    # Sliding-window layers (W < T) and gpt-oss sinks; these also run the cached path
-    # (`llm0 forward --chunks`) and a BF16 copy of the checkpoint against the twin.
+    # Sliding-window layers (W < T) and gpt-oss sinks; these (and the MLA configs below) also run
+    # the cached path (`llm0 forward --chunks`) and a BF16 copy of the checkpoint against the twin.
     "mistral_all_sliding": dict(model_type="mistral", num_attention_heads=4, num_key_value_heads=2, head_dim=6,
                                 sliding_window=3),
     "qwen2_swa_sinks": dict(model_type="qwen2", num_attention_heads=6, num_key_value_heads=3, head_dim=4,
@@ -61,8 +61,17 @@ CONFIGS = {
     "layer_types_sinks_long": dict(num_attention_heads=4, num_key_value_heads=1, head_dim=8, vocab_size=97,
                                    layer_types=["sliding_attention", "full_attention"], sliding_window=20,
                                    attention_sinks=True, max_position_embeddings=80, _batch=(2, 70), _threads=2),
+    # DeepSeek-V2 multi-head latent attention, dn ≠ dr ≠ dv ≠ r, with and without q compression;
+    # the cached path runs in both decode forms.
+    "deepseek_v2_mla": dict(model_type="deepseek_v2", num_attention_heads=3, num_key_value_heads=3,
+                            kv_lora_rank=11, qk_nope_head_dim=5, qk_rope_head_dim=4, v_head_dim=7,
+                            q_lora_rank=None, first_k_dense_replace=2, rms_norm_eps=1e-6),
+    "deepseek_v3_mla_qlora_bias": dict(model_type="deepseek_v3", num_attention_heads=4, num_key_value_heads=4,
+                                       kv_lora_rank=9, qk_nope_head_dim=6, qk_rope_head_dim=2, v_head_dim=5,
+                                       q_lora_rank=7, attention_bias=True, first_k_dense_replace=2,
+                                       rms_norm_eps=1e-6, _batch=(2, 9)),
 }
-SLIDING_OR_SINKS = ("sliding_window", "attention_sinks", "layer_types")
+SLIDING_OR_SINKS = ("sliding_window", "attention_sinks", "layer_types", "kv_lora_rank")
 
 
 def randomize(weights, cfg, rng):
@@ -123,14 +132,17 @@ def check_cached_and_bf16(llm0, ckpt, d, row, threads):
     ids = " ".join(str(int(t)) for t in row)
     bf16 = os.path.join(d, "ckpt_bf16")
     write_bf16_copy(ckpt, bf16)
-    for label, model, chunks in (("cached f32", ckpt, "5,3,1"), ("full bf16", bf16, None),
-                                 ("cached bf16", bf16, "5,3,1")):
+    runs = [("cached f32", ckpt, ["--chunks", "5,3,1"]), ("full bf16", bf16, []),
+            ("cached bf16", bf16, ["--chunks", "5,3,1"])]
+    if "deepseek" in open(os.path.join(ckpt, "config.json")).read():
+        runs += [("cached f32 expanded", ckpt, ["--chunks", "5,3,1", "--mla-decode", "expanded"])]
+    for label, model, extra in runs:
         out = os.path.join(d, label.replace(" ", "_") + ".npy")
         cmd = [llm0, "forward", "--model", model, "--tokens", ids, "--output", out, "--threads", str(threads)]
-        subprocess.run(cmd + (["--chunks", chunks] if chunks else []), check=True, capture_output=True)
+        subprocess.run(cmd + extra, check=True, capture_output=True)
         ref = torch_twin.run_twin(model, row[None, :], np.full((1, len(row)), -1), 0)["logits"]
         err = rel(np.load(out), ref)
-        print(f"  {'':24s} {label:11s} vs twin f32: logits {err:.2e}")
+        print(f"  {'':24s} {label:19s} vs twin f32: logits {err:.2e}")
         if not err <= TOL_LOGITS:
             failures.append(f"{label} logits rel err {err:.3e} > {TOL_LOGITS:g}")
     return failures
