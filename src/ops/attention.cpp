@@ -100,6 +100,34 @@ uint64_t visible_pairs(const AttentionDims& d) {
   return pairs * (uint64_t)d.B * (uint64_t)d.H;
 }
 
+// Decode (Tq = 1): the query heads sharing a KV head are consecutive rows of q ([group, D], row
+// stride D) and of out, so one product per (b, KV head) reads its keys and values once for the
+// whole group instead of once per query head (GQA, MQA, MLA's absorbed form).
+void decode_grouped(float* out, float* lse, const float* q, const float* k, const float* v,
+                    const AttentionDims& d, long work) {
+  const int B = d.B, H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv, group = H / Hkv;
+  const KeySpan span = key_span(d, 0, 1);
+  const RowSpan row = row_span(d, span, 0, 0);
+  const long ks = d.k_row(), vs = d.v_row();
+#pragma omp parallel for schedule(dynamic) if (B * Hkv > 1 && work > 65536)
+  for (int bg = 0; bg < B * Hkv; ++bg) {
+    thread_local std::vector<float> buf;
+    const int b = bg / Hkv, g = bg % Hkv, h0 = g * group;
+    const float* kb = k + (long)b * d.Tk * ks + (long)g * D + (long)span.k0 * ks;
+    const float* vb = v + (long)b * d.Tk * vs + (long)g * Dv + (long)span.k0 * vs;
+    float* S = scratch(buf, (size_t)group * span.nk);  // [group, nk]
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, group, span.nk, D, d.scale,
+                q + ((long)b * H + h0) * D, D, kb, (int)ks, 0.0f, S, span.nk);
+    for (int i = 0; i < group; ++i) {
+      const float L = softmax_row(S + (long)i * span.nk, span.nk, row,
+                                  d.sinks ? d.sinks + h0 + i : nullptr);
+      if (lse) lse[(long)b * H + h0 + i] = L;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, group, Dv, span.nk, 1.0f, S, span.nk,
+                vb, (int)vs, 0.0f, out + ((long)b * H + h0) * Dv, Dv);
+  }
+}
+
 }  // namespace
 
 uint64_t attention_forward(float* out, float* lse, const float* q, const float* k, const float* v,
@@ -111,6 +139,10 @@ uint64_t attention_forward(float* out, float* lse, const float* q, const float* 
   // Threads only when there is enough work: a parallel region costs more than a decode step's
   // attention for small models.
   const long work = (long)(pairs * (uint64_t)(D + Dv));
+  if (Tq == 1 && group > 1) {
+    decode_grouped(out, lse, q, k, v, d, work);
+    return pairs;
+  }
 #pragma omp parallel for schedule(dynamic) if (B * H > 1 && work > 65536)
   for (int bh = 0; bh < B * H; ++bh) {
     thread_local std::vector<float> buf;
