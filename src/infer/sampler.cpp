@@ -74,8 +74,7 @@ size_t sorted_prefix_to_mass(const double* z, double z_max, std::span<int> ids, 
 }  // namespace
 
 void validate(const SamplerConfig& cfg) {
-  LLM0_CHECK(cfg.temperature >= 0.0 && std::isfinite(cfg.temperature),
-             "temperature={} must be finite and >= 0 (0 = greedy)", cfg.temperature);
+  LLM0_CHECK(cfg.temperature >= 0.0, "temperature={} must be >= 0 (0 = greedy)", cfg.temperature);
   LLM0_CHECK(cfg.top_k >= 0, "top_k={} must be >= 0 (0 = off)", cfg.top_k);
   LLM0_CHECK(cfg.top_p > 0.0 && cfg.top_p <= 1.0, "top_p={} must be in (0, 1]", cfg.top_p);
   LLM0_CHECK(cfg.min_p >= 0.0 && cfg.min_p <= 1.0, "min_p={} must be in [0, 1]", cfg.min_p);

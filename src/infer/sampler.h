@@ -25,7 +25,7 @@ struct SamplerConfig {
   uint64_t seed = 0;                // seed of the std::mt19937_64 stream
 };
 
-/// Throws llm0::Error naming the field when: temperature < 0, NaN or infinite, top_k < 0, top_p outside
+/// Throws llm0::Error naming the field when: temperature < 0 or NaN, top_k < 0, top_p outside
 /// (0, 1] (NaN included), min_p outside [0, 1], repetition_penalty <= 0 or NaN or infinite.
 void validate(const SamplerConfig& cfg);
 

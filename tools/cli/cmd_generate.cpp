@@ -5,6 +5,7 @@
 // --json: no streaming; one JSON object per prompt on stdout, one per line (JSON Lines).
 // --prompts-file: every non-empty line is an independent prompt, run one after another.
 // --prompt "": generation starts from <|endoftext|>, the start of a new text.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -69,6 +70,9 @@ void run_generate(GenerateArgs& a) {
   LLM0_CHECK(a.prompt_given != !a.prompts_file.empty(),
              "give exactly one of --prompt TEXT or --prompts-file FILE");
   a.opt.use_cache = !a.no_cache;
+  // The library samples uniformly at temperature +inf; on the command line inf and nan are typos.
+  LLM0_CHECK(std::isfinite(a.opt.sampler.temperature), "--temperature {} must be a finite number "
+             "(0 = greedy)", a.opt.sampler.temperature);
   validate(a.opt.sampler);  // bad settings fail before a large model is loaded
   const std::vector<std::string> prompts =
       a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
