@@ -38,6 +38,9 @@ TEXTS = [
     ("accents", "Ünïcödé façade naïve — “quotes” ‘single’ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢"),
     ("code", "def f(x):\n    return x**2 + 10_000  # comment\n"),
     ("arabic", "مرحبا بالعالم 123"),
+    # No-break space, ideographic space, line separator, NEL: \s in all three engines. (U+180E
+    # is left out on purpose: PCRE2 still counts it as \s, Unicode >= 6.3 and Oniguruma do not.)
+    ("unicode_spaces", "a\u00a0b\u3000\u3000c\u2028d\u0085e \u00a0 f"),
 ]
 
 
