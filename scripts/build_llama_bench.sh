@@ -3,7 +3,8 @@
 # llama.cpp source bundled in node-llama-cpp (bench/peers/node_modules/node-llama-cpp/llama/
 # gitRelease.bundle, a git bundle of the same commit as its prebuilt binaries), in a folder
 # outside the repository. About 10 minutes on 2 cores. Idempotent: does nothing when the binary
-# exists. Prints the binary's path on its last line.
+# exists; runs `npm install` in bench/peers first when the bundle is missing
+# (scripts/peers_npm_install.sh). Prints the binary's path on its last line.
 #
 #   scripts/build_llama_bench.sh
 # Environment: LLAMA_DIR (default <repo>/../llama.cpp-bench), JOBS (default 2).
@@ -16,7 +17,8 @@ BUNDLE=$ROOT/bench/peers/node_modules/node-llama-cpp/llama/gitRelease.bundle
 BIN=$LLAMA_DIR/build/bin/llama-bench
 
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi
-[ -f "$BUNDLE" ] || { echo "build_llama_bench.sh: $BUNDLE missing (cd bench/peers && npm install)" >&2; exit 1; }
+[ -f "$BUNDLE" ] || "$ROOT/scripts/peers_npm_install.sh"  # a fresh clone: npm install in bench/peers
+[ -f "$BUNDLE" ] || { echo "build_llama_bench.sh: $BUNDLE missing after npm install" >&2; exit 1; }
 if [ ! -d "$LLAMA_DIR/src/.git" ]; then
   rm -rf "$LLAMA_DIR/src"
   mkdir -p "$LLAMA_DIR"

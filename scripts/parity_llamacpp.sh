@@ -29,7 +29,7 @@ WORK=${WORK:-$(mktemp -d)}
 
 die() { echo "parity_llamacpp.sh: $*" >&2; exit 1; }
 [ -x "$LLM0" ] || die "llm0 binary not found at $LLM0 (build it, or set LLM0)"
-[ -d "$PEERS/node_modules/node-llama-cpp" ] || die "node-llama-cpp missing: cd bench/peers && npm install"
+PEERS=$PEERS "$ROOT/scripts/peers_npm_install.sh" || die "node-llama-cpp missing and npm install failed"
 
 # parity NAME DIR: export, decode with both engines, compare; prints one result line.
 parity() {

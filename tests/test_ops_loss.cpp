@@ -2,6 +2,7 @@
 // ignored targets < 0, large logits), uniform logits give log V, backward vs finite differences
 // of the reference (dlogits overwritten, 0 on ignored rows, also when aliasing the logits), and
 // targets >= V rejected with llm0::Error.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -106,6 +107,39 @@ TEST(OpsLoss, BackwardMatchesFiniteDifferences) {
     auto inplace = logits;  // dlogits may alias logits
     cross_entropy_backward(inplace.data(), inplace.data(), targets.data(), c.N, c.V, scale);
     EXPECT_TRUE(all_close(inplace, dlogits, 0.0, 0.0, "dlogits in place", {c.N, c.V}));
+  }
+}
+
+TEST(OpsLoss, LargeLogitsGiveProbabilitiesExactToFloatRounding) {
+  // Softmax recovered from the backward (scale 1): p = dlogits + onehot(target). Rows of
+  // magnitude 1e3 and 1e4, one long enough for the 16-lane loop; the reference is the double
+  // softmax, and every row must sum to 1 within float rounding (it summed to 1.00003 when
+  // p = exp(z - float(logsumexp))).
+  const std::vector<std::vector<float>> rows = {
+      {1000.0f, 1001.0f}, {1e4f, -1e4f}, {-1e4f, -1e4f + 1.0f, -1e4f + 0.5f},
+      {1e4f, 1e4f + 1.0f, 1e4f - 2.0f}, {-1000.0f, -1001.0f, -999.0f}};
+  std::vector<std::vector<float>> all = rows;
+  std::mt19937 rng(7);
+  all.push_back(rand_vec(37, rng, 1e4f - 3.0f, 1e4f + 3.0f));
+  all.push_back(rand_vec(37, rng, -1e4f - 3.0f, -1e4f + 3.0f));
+  for (const auto& z : all) {
+    const int V = (int)z.size(), target = V - 1;
+    SCOPED_TRACE(format("V={} z0={}", V, z[0]));
+    std::vector<float> p(V);
+    cross_entropy_backward(p.data(), z.data(), &target, 1, V, 1.0f);
+    p[target] += 1.0f;
+    const double mx = *std::max_element(z.begin(), z.end());
+    double s = 0, sum_p = 0;
+    for (float x : z) s += std::exp((double)x - mx);
+    std::vector<double> want(V);
+    for (int v = 0; v < V; ++v) want[v] = std::exp((double)z[v] - mx) / s;
+    for (int v = 0; v < V; ++v) sum_p += p[v];
+    // A few float ulps; p[target] = dlogits + 1 also carries the rounding of p - 1 (ulp(1) / 2).
+    EXPECT_TRUE(all_close(p, want, 6e-7, 6e-8, "softmax", {V}));
+    EXPECT_NEAR(sum_p, 1.0, 4e-7 * V);
+    float loss = 0;
+    cross_entropy_forward(&loss, z.data(), &target, 1, V, nullptr);
+    EXPECT_NEAR(loss, -std::log(want[target]), 1e-5 * (1 - std::log(want[target])));
   }
 }
 

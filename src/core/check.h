@@ -1,17 +1,26 @@
 // Errors: llm0::Error and the LLM0_CHECK macro used at every load, config and shape boundary.
-// LLM0_CHECK is always on (also in Release); it throws llm0::Error carrying file:line and a
-// message formatted with "{}" placeholders. Only the CLI catches, prints and exits 1.
+// LLM0_CHECK is always on (also in Release); it throws llm0::Error carrying a message formatted
+// with "{}" placeholders, which speaks to the user, and apart from it the file:line of the check,
+// which the CLI prints only under LLM0_DEBUG=1 or in a debug build. Only the CLI catches, prints
+// and exits 1.
 #pragma once
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace llm0 {
 
-/// The one exception type of the library. what() = "file:line: message".
+/// The one exception type of the library. what() = the message (no source location);
+/// where() = "file:line" of the check that threw ("" if not given).
 struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message, std::string where = {})
+      : std::runtime_error(message), where_(std::move(where)) {}
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string where_;
 };
 
 namespace detail {
@@ -38,13 +47,13 @@ std::string format(std::string_view fmt, const Args&... args) {
 #define LLM0_CHECK(cond, ...)                                                              \
   do {                                                                                     \
     if (!(cond))                                                                           \
-      throw ::llm0::Error(::llm0::format("{}:{}: ", __FILE__, __LINE__) +                  \
-                          ::llm0::format(__VA_ARGS__));                                    \
+      throw ::llm0::Error(::llm0::format(__VA_ARGS__),                                     \
+                          ::llm0::format("{}:{}", __FILE__, __LINE__));                    \
   } while (0)
 
 // Unconditional throw (the compiler knows control does not continue).
 #define LLM0_FAIL(...)                                                                     \
-  throw ::llm0::Error(::llm0::format("{}:{}: ", __FILE__, __LINE__) + ::llm0::format(__VA_ARGS__))
+  throw ::llm0::Error(::llm0::format(__VA_ARGS__), ::llm0::format("{}:{}", __FILE__, __LINE__))
 
 #ifdef NDEBUG
 #define LLM0_DCHECK(cond, ...) ((void)0)

@@ -66,6 +66,11 @@ GenerateResult Generator::generate(std::string_view prompt, const GenerateOption
 }
 
 void Generator::start(std::string_view prompt, const GenerateOptions& options) {
+  if (prompt.empty()) {  // a new document: training puts <|endoftext|> before every document
+    LLM0_CHECK(eos_ >= 0, "the prompt is empty and the tokenizer has no <|endoftext|> to start from");
+    start_ids({eos_}, options);
+    return;
+  }
   start_ids(tok_.encode(prompt), options);
 }
 

@@ -81,8 +81,9 @@ class Generator {
   GenerateResult generate(std::string_view prompt, const GenerateOptions& options,
                           const TextCallback& on_text = {});
 
-  /// Encodes `prompt`, validates the options, resets the model's counters and prefills.
-  /// Throws llm0::Error: empty prompt, prompt longer than the context, a prompt id >= the model's
+  /// Encodes `prompt`, validates the options, resets the model's counters and prefills. An empty
+  /// prompt starts a new text from the <|endoftext|> token (which training puts before every
+  /// document). Throws llm0::Error: empty prompt with no <|endoftext|> token, prompt longer than the context, a prompt id >= the model's
   /// vocab_size, max_new_tokens < 0, chunk < 0, an empty stop string, max_context outside
   /// [0, max_position_embeddings], invalid sampler settings (see validate(SamplerConfig)).
   void start(std::string_view prompt, const GenerateOptions& options);

@@ -14,6 +14,7 @@
 namespace llm0 {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), tmp_(path_ + ".tmp") {
+  LLM0_CHECK(!std::filesystem::is_directory(path_), "cannot write '{}': it is a directory", path_);
   fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   LLM0_CHECK(fd_ >= 0, "cannot create '{}' (writing '{}'): {}", tmp_, path_, std::strerror(errno));
 }

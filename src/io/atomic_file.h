@@ -11,7 +11,8 @@ namespace llm0 {
 /// A file written under path + ".tmp" and published at path by commit().
 class AtomicFile {
  public:
-  /// Creates (truncates) path + ".tmp". Throws llm0::Error naming the path if it cannot.
+  /// Creates (truncates) path + ".tmp". Throws llm0::Error naming the path if it cannot, or if
+  /// `path` is an existing directory.
   explicit AtomicFile(std::string path);
   /// Removes the .tmp file unless commit() succeeded.
   ~AtomicFile();

@@ -191,6 +191,8 @@ size_t add_tensors(GgufWriter& g, const Model& model, const std::string& arch, G
 
 GgufExportSummary export_gguf(const std::string& model_dir, const std::string& output,
                               GgmlType dtype) {
+  LLM0_CHECK(!fs::is_directory(output), "GGUF export: --output {} is a directory; give a file "
+             "name (e.g. {}/model.gguf)", output, output);
   const std::string dir = resolve_checkpoint_dir(model_dir);
   const ModelConfig cfg = ModelConfig::from_file((fs::path(dir) / "config.json").string());
   GgufExportSummary s;

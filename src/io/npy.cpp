@@ -58,8 +58,8 @@ class HeaderParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw Error(format("{}:{}: npy '{}': malformed header at byte {}: {}", __FILE__, __LINE__,
-                       path_, i_, what));
+    throw Error(format("npy '{}': malformed header at byte {}: {}", path_, i_, what),
+                format("{}:{}", __FILE__, __LINE__));
   }
   void skip_ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n')) ++i_;

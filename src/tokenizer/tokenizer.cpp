@@ -10,6 +10,7 @@
 #include "core/check.h"
 #include "tokenizer/pretokenize.h"
 #include "tokenizer/special_tokens.h"
+#include "tokenizer/text_rules.h"
 #include "tokenizer/utf8.h"
 
 namespace llm0 {
@@ -114,29 +115,46 @@ void Tokenizer::finish(const std::string& where) {
                where, rank, l, r);
     merge_table_.emplace(merge_key(l, r), MergeRule{rank, it->second});  // first rank wins
   }
+  piece_ids_.clear();
+  if (ignore_merges_)
+    for (const auto& [bytes, id] : ids) piece_ids_.emplace(std::string(bytes), id);
   std::sort(specials_.begin(), specials_.end(),
             [](const auto& a, const auto& b) { return a.second < b.second; });
   cache_ = std::make_shared<EncodeCache>();
 }
 
 void Tokenizer::encode_ordinary(std::string_view text, std::vector<int>& out) const {
-  for (std::string_view piece : pretokenize(text)) {
-    const bool cacheable = piece.size() <= EncodeCache::kMaxWordBytes;
-    if (cacheable) {
-      std::lock_guard lock(cache_->mutex);
-      const auto it = cache_->map.find(piece);
-      if (it != cache_->map.end()) {
-        out.insert(out.end(), it->second.begin(), it->second.end());
-        continue;
-      }
-    }
-    const size_t start = out.size();
-    bpe_encode_word(piece, byte_ids_, merge_table_, out);
-    if (!cacheable) continue;
-    std::lock_guard lock(cache_->mutex);
-    if (cache_->map.size() >= EncodeCache::kMaxEntries) cache_->map.clear();
-    cache_->map.emplace(std::string(piece), std::vector<int>(out.begin() + start, out.end()));
+  if (!rules_ || rules_->native) {
+    for (std::string_view piece : pretokenize(text)) encode_piece(piece, out);
+    return;
   }
+  const std::string normalized = normalize_unicode(text, rules_->normalizer);
+  for (const std::string& piece : rules_->pre_tokenizer->split(normalized)) encode_piece(piece, out);
+}
+
+void Tokenizer::encode_piece(std::string_view piece, std::vector<int>& out) const {
+  if (ignore_merges_) {  // HF BPE::tokenize: a whole piece found in the vocab is one token
+    const auto it = piece_ids_.find(std::string(piece));
+    if (it != piece_ids_.end()) {
+      out.push_back(it->second);
+      return;
+    }
+  }
+  const bool cacheable = piece.size() <= EncodeCache::kMaxWordBytes;
+  if (cacheable) {
+    std::lock_guard lock(cache_->mutex);
+    const auto it = cache_->map.find(piece);
+    if (it != cache_->map.end()) {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+      return;
+    }
+  }
+  const size_t start = out.size();
+  bpe_encode_word(piece, byte_ids_, merge_table_, out);
+  if (!cacheable) return;
+  std::lock_guard lock(cache_->mutex);
+  if (cache_->map.size() >= EncodeCache::kMaxEntries) cache_->map.clear();
+  cache_->map.emplace(std::string(piece), std::vector<int>(out.begin() + start, out.end()));
 }
 
 std::vector<int> Tokenizer::encode(std::string_view text) const {

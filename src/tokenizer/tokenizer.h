@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 namespace llm0 {
 
 struct EncodeCache;  // pre-token -> ids, shared by copies (tokenizer.cpp)
+struct TextRules;    // normalizer + pre-tokenizer of a loaded tokenizer.json (text_rules.h)
 
 /// Byte-level BPE tokenizer. Immutable once built; encode() is thread-safe.
 class Tokenizer {
@@ -31,13 +33,17 @@ class Tokenizer {
                          const std::vector<std::string>& special_tokens = {"<|endoftext|>"});
 
   /// Loads a Hugging Face tokenizer.json with a byte-level BPE model (model.vocab,
-  /// model.merges as "a b" strings or [a, b] pairs, added_tokens). Pre-tokenization always
-  /// follows llm0's rules (pretokenize.h), whatever the file's pre_tokenizer says.
-  /// Throws llm0::Error naming the file and the field on malformed input.
+  /// model.merges as "a b" strings or [a, b] pairs, model.ignore_merges, added_tokens), its
+  /// normalizer and pre_tokenizer (text_rules.h: NFC..., Sequence, Split, ByteLevel, Digits;
+  /// a file llm0 wrote keeps llm0's own scanner, pretokenize.h). The post_processor is not
+  /// applied: encode() gives the ids of the text only (no BOS added).
+  /// Throws llm0::Error naming the file and the field on malformed input, and naming the
+  /// component for a normalizer, pre-tokenizer, decoder or model llm0 does not implement.
   static Tokenizer load(const std::string& path);
 
-  /// Writes tokenizer.json to `path` (via path + ".tmp", then rename). Throws llm0::Error if
-  /// the file cannot be written.
+  /// Writes tokenizer.json to `path` (via path + ".tmp", then rename); a loaded tokenizer keeps
+  /// the normalizer and pre_tokenizer it was read with. Throws llm0::Error if the file cannot be
+  /// written.
   void save(const std::string& path) const;
 
   /// Token ids of `text` (any bytes). Special tokens are matched verbatim first.
@@ -71,6 +77,7 @@ class Tokenizer {
   // Checks consistency and builds the derived tables; `where` prefixes error messages.
   void finish(const std::string& where);
   void encode_ordinary(std::string_view text, std::vector<int>& out) const;
+  void encode_piece(std::string_view piece, std::vector<int>& out) const;
 
   std::vector<std::string> tokens_;                    // [V] raw bytes of each id
   std::vector<BpeMerge> merges_;                       // rank order
@@ -78,6 +85,9 @@ class Tokenizer {
   std::array<int, 256> byte_ids_{};                    // id of each single byte
   MergeTable merge_table_;                             // (left, right) -> (rank, id)
   std::shared_ptr<EncodeCache> cache_;
+  std::shared_ptr<const TextRules> rules_;             // null: llm0's own rules (trained here)
+  bool ignore_merges_ = false;                         // HF BPE: a piece in the vocab is one token
+  std::unordered_map<std::string, int> piece_ids_;     // ordinary token bytes -> id (ignore_merges)
 };
 
 }  // namespace llm0

@@ -1,7 +1,9 @@
 // Tokenizer::save / Tokenizer::load: Hugging Face tokenizer.json (tokenizers 0.x "version 1.0"
 // layout; reference: huggingface/tokenizers src/models/bpe/serialization.rs). Token strings are
-// byte-level (byte_unicode.h). The pre_tokenizer written is Split(pretokenize_regex(), Isolated)
-// then ByteLevel(use_regex=false), the decoder ByteLevel; special tokens are added_tokens.
+// byte-level (byte_unicode.h). For llm0's own rules the pre_tokenizer written is
+// Split(pretokenize_regex(), Isolated) then ByteLevel(use_regex=false); a loaded tokenizer writes
+// back the normalizer and pre_tokenizer it was read with (text_rules.h). The decoder is
+// ByteLevel; special tokens are added_tokens.
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include "io/atomic_file.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/pretokenize.h"
+#include "tokenizer/text_rules.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm0 {
@@ -27,7 +30,8 @@ ordered_json byte_level_json(bool prefix_space) {
           {"use_regex", false}};
 }
 
-ordered_json model_json(const std::vector<std::string>& tokens, const std::vector<BpeMerge>& merges) {
+ordered_json model_json(const std::vector<std::string>& tokens, const std::vector<BpeMerge>& merges,
+                        bool ignore_merges) {
   ordered_json vocab = ordered_json::object();
   for (size_t id = 0; id < tokens.size(); ++id) vocab[bytes_to_byte_level(tokens[id])] = id;
   ordered_json merge_list = ordered_json::array();
@@ -35,7 +39,7 @@ ordered_json model_json(const std::vector<std::string>& tokens, const std::vecto
     merge_list.push_back(bytes_to_byte_level(tokens[l]) + " " + bytes_to_byte_level(tokens[r]));
   return {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr},
           {"continuing_subword_prefix", nullptr}, {"end_of_word_suffix", nullptr},
-          {"fuse_unk", false}, {"byte_fallback", false}, {"ignore_merges", false},
+          {"fuse_unk", false}, {"byte_fallback", false}, {"ignore_merges", ignore_merges},
           {"vocab", std::move(vocab)}, {"merges", std::move(merge_list)}};
 }
 
@@ -57,6 +61,20 @@ std::pair<std::string, std::string> merge_parts(const json& m, const std::string
   return {m[0].get<std::string>(), m[1].get<std::string>()};
 }
 
+// Refuses BPE model options llm0 does not implement (HF src/models/bpe/model.rs).
+void check_bpe_options(const json& model, const std::string& path) {
+  for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    const json v = model.value(key, json(nullptr));
+    LLM0_CHECK(v.is_null() || v == json(""), "{}: model.{} = {} is not supported (llm0 implements "
+               "byte-level BPE without word affixes)", path, key, v.dump());
+  }
+  const json dropout = model.value("dropout", json(nullptr));
+  LLM0_CHECK(dropout.is_null() || dropout == json(0.0),
+             "{}: model.dropout = {} is not supported (BPE dropout is for training)", path, dropout.dump());
+  const json ignore = model.value("ignore_merges", json(false));
+  LLM0_CHECK(ignore.is_boolean(), "{}: model.ignore_merges is not true or false", path);
+}
+
 }  // namespace
 
 void Tokenizer::save(const std::string& path) const {
@@ -66,12 +84,18 @@ void Tokenizer::save(const std::string& path) const {
                      {"rstrip", false}, {"normalized", false}, {"special", true}});
   ordered_json split = {{"type", "Split"}, {"pattern", {{"Regex", pretokenize_regex()}}},
                         {"behavior", "Isolated"}, {"invert", false}};
+  ordered_json normalizer = nullptr;
+  ordered_json pre = {{"type", "Sequence"}, {"pretokenizers", {split, byte_level_json(false)}}};
+  if (rules_ && !rules_->native) {  // keep what the file was read with
+    normalizer = ordered_json::parse(rules_->normalizer_json.dump());
+    pre = ordered_json::parse(rules_->pre_tokenizer_json.dump());
+  }
   ordered_json j = {{"version", "1.0"}, {"truncation", nullptr}, {"padding", nullptr},
-                    {"added_tokens", std::move(added)}, {"normalizer", nullptr},
-                    {"pre_tokenizer", {{"type", "Sequence"},
-                                       {"pretokenizers", {split, byte_level_json(false)}}}},
+                    {"added_tokens", std::move(added)}, {"normalizer", std::move(normalizer)},
+                    {"pre_tokenizer", std::move(pre)},
                     {"post_processor", byte_level_json(false)},
-                    {"decoder", byte_level_json(false)}, {"model", model_json(tokens_, merges_)}};
+                    {"decoder", byte_level_json(false)},
+                    {"model", model_json(tokens_, merges_, ignore_merges_)}};
   std::string text;
   try {
     text = j.dump(1);
@@ -95,6 +119,7 @@ Tokenizer Tokenizer::load(const std::string& path) {
              "{}: missing object field 'model.vocab'", path);
   LLM0_CHECK(model.contains("merges") && model["merges"].is_array(),
              "{}: missing array field 'model.merges'", path);
+  check_bpe_options(model, path);
   std::map<int64_t, std::string> by_id;          // id -> raw bytes
   std::map<std::string, int> vocab;              // byte-level string -> id
   for (const auto& [key, value] : model["vocab"].items()) {
@@ -107,6 +132,8 @@ Tokenizer Tokenizer::load(const std::string& path) {
     vocab[key] = static_cast<int>(id);
   }
   Tokenizer tok;
+  tok.rules_ = std::make_shared<const TextRules>(text_rules_from_json(j, path));
+  tok.ignore_merges_ = model.value("ignore_merges", json(false)) == json(true);
   if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
     const json& added = j["added_tokens"];
     LLM0_CHECK(added.is_array(), "{}: field 'added_tokens' is not an array", path);

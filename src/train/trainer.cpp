@@ -98,6 +98,10 @@ TrainSummary TrainerImpl::run() {
   // Warmup is at most a tenth of the schedule, so a short (time-budgeted) run still decays.
   const int warmup = std::min(o_.warmup_steps, std::max(1, state_.total_steps / 10));
   const LrSchedule sched{o_.lr, o_.min_lr, warmup, state_.total_steps};
+  if (!o_.quiet)
+    std::printf("warmup: %d step%s%s\n", warmup, warmup == 1 ? "" : "s",
+                warmup < o_.warmup_steps ? format(" (--warmup-steps {} capped at a tenth of the {}-step "
+                                                  "schedule)", o_.warmup_steps, state_.total_steps).c_str() : "");
   double loss = 0, tokens_at_start = state_.tokens_seen, val = NAN;
   double window_t = seconds(), window_tok = state_.tokens_seen;
   while (state_.step < state_.total_steps) {

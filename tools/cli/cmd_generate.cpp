@@ -4,6 +4,8 @@
 // KV-cache bytes, work counters) goes to stderr, so stdout holds only generated text.
 // --json: no streaming; one JSON object per prompt on stdout, one per line (JSON Lines).
 // --prompts-file: every non-empty line is an independent prompt, run one after another.
+// --prompt "": generation starts from <|endoftext|>, the start of a new text.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -21,7 +23,7 @@ struct GenerateArgs {
   std::string model, prompt, prompts_file;
   GenerateOptions opt;
   MlaDecode mla_form = MlaDecode::Absorbed;
-  bool no_cache = false, json = false;
+  bool no_cache = false, json = false, prompt_given = false;
 };
 
 // Non-empty lines of `path` (a trailing '\r' is dropped). Throws llm0::Error if unreadable/empty.
@@ -70,9 +72,12 @@ void print_summary(const GenerateResult& r) {
 }
 
 void run_generate(GenerateArgs& a) {
-  LLM0_CHECK(a.prompt.empty() != a.prompts_file.empty(),
+  LLM0_CHECK(a.prompt_given != !a.prompts_file.empty(),
              "give exactly one of --prompt TEXT or --prompts-file FILE");
   a.opt.use_cache = !a.no_cache;
+  // The library samples uniformly at temperature +inf; on the command line inf and nan are typos.
+  LLM0_CHECK(std::isfinite(a.opt.sampler.temperature), "--temperature {} must be a finite number "
+             "(0 = greedy)", a.opt.sampler.temperature);
   validate(a.opt.sampler);  // bad settings fail before a large model is loaded
   const std::vector<std::string> prompts =
       a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
@@ -103,7 +108,7 @@ void register_generate(CLI::App& app) {
   static GenerateArgs a;
   SamplerConfig& s = a.opt.sampler;
   cmd->add_option("--model", a.model, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
-  cmd->add_option("--prompt", a.prompt, "Prompt text");
+  cmd->add_option("--prompt", a.prompt, "Prompt text (\"\" = start a new text from <|endoftext|>)");
   cmd->add_option("--prompts-file", a.prompts_file, "File with one prompt per line (each run independently)");
   cmd->add_option("--max-new-tokens", a.opt.max_new_tokens, "Tokens to generate at most")->capture_default_str();
   cmd->add_option("--temperature", s.temperature, "0 = greedy; > 0 divides the logits")->capture_default_str();
@@ -111,7 +116,7 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--top-p", s.top_p, "Nucleus mass in (0, 1] (1 = off)")->capture_default_str();
   cmd->add_option("--min-p", s.min_p, "Keep p >= min_p * p_max, in [0, 1] (0 = off)")->capture_default_str();
   cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0 (1 = off)")->capture_default_str();
-  cmd->add_option("--seed", s.seed, "Sampling seed (same seed, same text)")->capture_default_str();
+  cmd->add_option("--seed", s.seed, "Sampling seed (same seed, same text)")->check(seed_check())->capture_default_str();
   cmd->add_option("--stop", a.opt.stop, "Stop string (repeatable); the text ends before it")
       ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--chunk", a.opt.chunk, "Prefill chunk in tokens (0 = whole prompt)")->capture_default_str();
@@ -120,7 +125,10 @@ void register_generate(CLI::App& app) {
   cmd->add_flag("--json", a.json, "Print one JSON object per prompt instead of streaming text");
   add_mla_decode_option(cmd, a.mla_form);
   add_threads_option(cmd);
-  cmd->callback([] { run_generate(a); });
+  cmd->callback([cmd] {
+    a.prompt_given = cmd->count("--prompt") > 0;
+    run_generate(a);
+  });
 }
 
 }  // namespace llm0::cli

@@ -14,7 +14,7 @@ void register_init(CLI::App& app) {
   static std::string config, output;
   static uint64_t seed = 0;
   cmd->add_option("--config", config, "Model config (Hugging Face config.json style)")->required();
-  cmd->add_option("--seed", seed, "Random seed");
+  cmd->add_option("--seed", seed, "Random seed")->check(seed_check());
   cmd->add_option("--output", output, "Checkpoint directory to write")->required();
   add_threads_option(cmd);
   cmd->callback([] {

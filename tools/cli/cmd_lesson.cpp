@@ -129,7 +129,7 @@ void add_kv_cache(CLI::App* lesson) {
   sub->add_option("--model", args->model_dir, "Checkpoint directory (default: a random model)");
   sub->add_option("--config", args->config,
                   "Config of the random model (default: configs/lesson-tiny.json)");
-  sub->add_option("--seed", args->seed, "Seed of the random weights")->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed of the random weights")->check(seed_check())->capture_default_str();
   sub->add_option("--prompt-len", args->prompt_len, "Prompt tokens P")->capture_default_str();
   sub->add_option("--generate", args->generate, "Generated tokens G")->capture_default_str();
   sub->add_option("--up-to", args->up_to, "Longest total length of the growth table (0 = none)")

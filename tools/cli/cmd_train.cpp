@@ -23,7 +23,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--time-limit-minutes", o.time_limit_minutes, "Wall-clock budget in minutes (0 = none)")->capture_default_str();
   cmd->add_option("--lr", o.lr, "Peak learning rate")->capture_default_str();
   cmd->add_option("--min-lr", o.min_lr, "Final learning rate of the cosine decay")->capture_default_str();
-  cmd->add_option("--warmup-steps", o.warmup_steps, "Linear warmup steps")->capture_default_str();
+  cmd->add_option("--warmup-steps", o.warmup_steps, "Linear warmup steps (at most a tenth of the schedule; the value used is printed at start)")->capture_default_str();
   cmd->add_option("--weight-decay", o.weight_decay, "AdamW decoupled weight decay (2-D weights only)")->capture_default_str();
   cmd->add_option("--grad-clip", o.grad_clip, "Clip the global gradient norm to this (0 = off)")->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "Validation every N steps")->capture_default_str();
@@ -31,7 +31,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (and at the end)")->capture_default_str();
   cmd->add_option("--log-every", o.log_every, "Progress line every N steps")->capture_default_str();
   cmd->add_option("--stop-after", o.stop_after, "Stop after N steps of this run, keeping the schedule (continue with --resume)")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
   add_threads_option(cmd);

@@ -4,13 +4,14 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "layers/mla.h"
 
 namespace llm0::cli {
 
 /// Adds `--threads N` (default 0 = all cores) to `cmd`; the value is applied before the callback
-/// runs (OpenMP and OpenBLAS share it).
+/// runs (OpenMP and OpenBLAS share it). A negative N is refused with a short message.
 void add_threads_option(CLI::App* cmd);
 
 /// Adds `--mla-decode absorbed|expanded` (default absorbed) to `cmd`: the decode form of
@@ -23,5 +24,13 @@ inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
                   "expanded (k_nope and v re-created from the cached latents)")
       ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
 }
+
+/// Validator for a `--seed`: a decimal integer in [0, 2^64) (no sign), so "-1" is refused
+/// instead of wrapping around to 2^64 - 1.
+CLI::Validator seed_check();
+
+/// The name in `names` closest to `word` by edit distance (at most 3 edits and less than the
+/// word's length), or "" if none is that close: "genrate" -> "generate".
+std::string closest_name(const std::string& word, const std::vector<std::string>& names);
 
 }  // namespace llm0::cli

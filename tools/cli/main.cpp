@@ -1,9 +1,14 @@
 // llm0 command-line program: main() registers one subcommand per file in tools/cli/ and turns
-// every llm0::Error (or other exception) into a message on stderr and exit status 1.
+// every llm0::Error (or other exception) into a message on stderr and exit status 1. The source
+// location of an llm0::Error is printed only under LLM0_DEBUG=1 or in a debug build.
 #include <cstdio>
+#include <cstdlib>
+#include <algorithm>
 #include <exception>
+#include <string>
 
 #include "common.h"
+#include "core/check.h"
 #include "core/threads.h"
 
 namespace llm0::cli {
@@ -12,7 +17,9 @@ static int g_threads = 0;
 
 void add_threads_option(CLI::App* cmd) {
   cmd->add_option("--threads", g_threads, "Threads for OpenMP loops and OpenBLAS (0 = all cores)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Validator(
+          [](std::string& s) { return s.rfind('-', 0) == 0 ? "must be >= 0 (0 = all cores), got " + s : ""; },
+          "N >= 0"));
   cmd->parse_complete_callback([] { llm0::set_num_threads(g_threads); });
 }
 
@@ -28,6 +35,30 @@ void register_generate(CLI::App& app);
 void register_export(CLI::App& app);
 void register_check(CLI::App& app);
 void register_bench(CLI::App& app);
+
+// Source locations are for developers: shown under LLM0_DEBUG=1 or when built without NDEBUG.
+bool show_error_location() {
+#ifndef NDEBUG
+  return true;
+#else
+  const char* debug = std::getenv("LLM0_DEBUG");
+  return debug != nullptr && std::string(debug) == "1";
+#endif
+}
+
+// "unknown command genrate; did you mean generate?" when argv[1] names no subcommand.
+bool unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  const std::string word = argv[1];
+  if (std::find(names.begin(), names.end(), word) != names.end()) return false;
+  const std::string guess = closest_name(word, names);
+  std::fprintf(stderr, "llm0: error: unknown command %s%s%s%s\n", word.c_str(),
+               guess.empty() ? "" : "; did you mean ", guess.c_str(), guess.empty() ? "" : "?");
+  return true;
+}
 
 }  // namespace llm0::cli
 
@@ -46,10 +77,17 @@ int main(int argc, char** argv) {
   llm0::cli::register_export(app);
   llm0::cli::register_check(app);
   llm0::cli::register_bench(app);
+  if (llm0::cli::unknown_command(app, argc, argv)) return 1;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const llm0::Error& e) {
+    if (llm0::cli::show_error_location() && !e.where().empty())
+      std::fprintf(stderr, "llm0: error: %s: %s\n", e.where().c_str(), e.what());
+    else
+      std::fprintf(stderr, "llm0: error: %s\n", e.what());
+    return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "llm0: error: %s\n", e.what());
     return 1;

@@ -1,0 +1,50 @@
+// Option checks and "did you mean" suggestions shared by the subcommands (see common.h).
+#include <algorithm>
+#include <cstdint>
+
+#include "common.h"
+
+namespace llm0::cli {
+
+namespace {
+
+// Levenshtein distance (insertions, deletions, substitutions each cost 1).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_name(const std::string& word, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_d = std::min<size_t>(4, word.size());  // must beat this
+  for (const std::string& n : names) {
+    const size_t d = edit_distance(word, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  return best;
+}
+
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        const bool digits = !s.empty() && s.size() <= 20 &&
+                            std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+        if (digits && (s.size() < 20 || s <= "18446744073709551615")) return "";
+        return "must be an integer in [0, 2^64 - 1], got " + s;
+      },
+      "UINT64");
+}
+
+}  // namespace llm0::cli
