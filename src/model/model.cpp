@@ -117,7 +117,8 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
              "layers hold only their last tokens, but positions beyond max_position_embeddings "
              "were never trained)" : "");
   InferScratch& s = *infer_;
-  s.ensure(cfg_, Tn, pos + Tn);
+  const bool expanded = cfg_.mla.enabled() && mla_decode_ == MlaDecode::Expanded;
+  s.ensure(cfg_, Tn, expanded ? pos + Tn : 0, cache.capacity());
   if (rope_) rope_->ensure(pos + Tn);
   for (int t = 0; t < Tn; ++t) s.positions[(size_t)t] = pos + t;
   embed(tokens, s.positions.data(), Tn, s.x);

@@ -105,12 +105,13 @@ void TrainPlan::carve(const ModelConfig& c) {
   dstream = a.take(N * C);
 }
 
-void InferScratch::ensure(const ModelConfig& c, int n, int ctx) {
+void InferScratch::ensure(const ModelConfig& c, int n, int ctx, int capacity) {
   const bool mla = c.mla.enabled();
-  if (n <= rows && (!mla || ctx <= context)) return;
+  if (n <= rows && ctx <= context) return;
   rows = std::max(rows, n);
-  // The expanded MLA form needs [context, ...] buffers: grow geometrically, not every step.
-  if (mla && ctx > context) context = std::min(std::max(ctx, 2 * context), c.max_position_embeddings);
+  // The expanded MLA form needs [context, ...] buffers: grown geometrically up to the cache's
+  // capacity, so decode does not reallocate every step.
+  if (ctx > context) context = std::min(std::max({ctx, 2 * context, 2 * ctx}), capacity);
   positions.resize((size_t)rows);
   const size_t R = (size_t)rows, C = c.hidden_size, F = c.intermediate_size;
   const size_t HD = (size_t)c.num_attention_heads * c.head_dim;

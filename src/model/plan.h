@@ -36,7 +36,9 @@ struct InferScratch {
   BlockInferScratch block;
   float *x = nullptr, *lnf = nullptr;  // [rows, C]
   std::vector<int> positions;          // [rows]
-  void ensure(const ModelConfig& c, int n, int context);
+  /// Room for n new tokens; with context > 0 (MLA's expanded form) also for `context` cached
+  /// positions, of at most `capacity`.
+  void ensure(const ModelConfig& c, int n, int context = 0, int capacity = 0);
 };
 
 }  // namespace llm0

@@ -15,6 +15,7 @@
 #include "io/checkpoint.h"
 #include "ledger/lesson_svg.h"
 #include "ledger/lesson_text.h"
+#include "lesson/lesson_cache_kinds.h"
 
 namespace llm0::cli {
 
@@ -154,6 +155,42 @@ void add_shapes(CLI::App* lesson) {
   sub->callback([args] { run_shapes(*args); });
 }
 
+struct CacheKindsArgs {
+  lesson::CacheKindOptions opt;
+  std::string svg;
+  bool json = false;
+};
+
+void run_cache_kinds(CacheKindsArgs& a) {
+  a.opt.reference_dir = fs::path(shipped_file("configs/reference/deepseek-v2.json")).parent_path();
+  const lesson::CacheKindsLesson l = lesson::run_cache_kinds_lesson(a.opt);
+  if (!a.svg.empty()) lesson::write_text_file(a.svg, lesson::cache_kinds_svg(l));
+  if (a.json) {
+    nlohmann::json j = lesson::to_json(l);
+    if (!a.svg.empty()) j["svg"] = a.svg;
+    return print_json(j);
+  }
+  std::fputs(lesson::cache_kinds_text(l).c_str(), stdout);
+  if (!a.svg.empty()) std::printf("\nchart written to %s\n", a.svg.c_str());
+}
+
+void add_cache_kinds(CLI::App* lesson) {
+  auto args = std::make_shared<CacheKindsArgs>();
+  CLI::App* sub = lesson->add_subcommand(
+      "cache-kinds", "MHA, GQA, MQA and MLA (both decode forms) run by the engine: cache bytes "
+      "per token, decode work and time as the context grows");
+  sub->add_option("--hidden-size", args->opt.hidden_size, "Width C of the four models (4 heads)")
+      ->capture_default_str();
+  sub->add_option("--contexts", args->opt.contexts, "Prefill lengths, e.g. 256,1024,4096")
+      ->delimiter(',');
+  sub->add_option("--decode-tokens", args->opt.decode_tokens, "Decoded tokens per context")
+      ->capture_default_str();
+  sub->add_option("--svg", args->svg, "Write the decode-work chart to this SVG file");
+  sub->add_flag("--json", args->json, "Print JSON");
+  add_threads_option(sub);
+  sub->callback([args] { run_cache_kinds(*args); });
+}
+
 }  // namespace
 
 void register_lesson(CLI::App& app) {
@@ -163,6 +200,7 @@ void register_lesson(CLI::App& app) {
   add_attention(lesson);
   add_kv_cache(lesson);
   add_shapes(lesson);
+  add_cache_kinds(lesson);
 }
 
 }  // namespace llm0::cli
