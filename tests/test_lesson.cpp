@@ -1,4 +1,4 @@
-// Tests of the lessons' library logic (src/ledger/lesson_*.h): the attention lesson on the
+// Tests of the lessons' library logic (src/lesson/lesson_*.h): the attention lesson on the
 // teaching world against hand computations in double, the KV-cache counters against closed
 // forms, the growth-order fit, the shapes of one head, SVG output and malformed inputs.
 // The CLI end to end is in test_lesson_cli.cpp.
@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "core/check.h"
-#include "ledger/lesson_attention.h"
-#include "ledger/lesson_kv_cache.h"
-#include "ledger/lesson_shapes.h"
-#include "ledger/lesson_svg.h"
+#include "lesson/lesson_attention.h"
+#include "lesson/lesson_kv_cache.h"
+#include "lesson/lesson_shapes.h"
+#include "lesson/lesson_svg.h"
 
 namespace llm0::lesson {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/check.h"
-#include "ledger/lesson_kv_cache.h"
+#include "lesson/lesson_kv_cache.h"
 #include "nlohmann/json.hpp"
 
 namespace llm0::lesson {

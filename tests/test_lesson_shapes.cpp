@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/check.h"
-#include "ledger/lesson_shapes.h"
+#include "lesson/lesson_shapes.h"
 
 namespace llm0::lesson {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/check.h"
 #include "ledger/kv_format.h"
 #include "ledger/kv_ledger.h"
-#include "ledger/lesson_svg.h"
+#include "lesson/lesson_svg.h"
 #include "model/init.h"
 #include "model/model.h"
 

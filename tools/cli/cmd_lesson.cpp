@@ -1,5 +1,5 @@
 // `llm0 lesson attention|kv-cache|shapes`: the attention chapter's figures computed by the
-// engine (src/ledger/lesson_*.h): attention weights and the K/V swap test on the teaching world,
+// engine (src/lesson/lesson_*.h): attention weights and the K/V swap test on the teaching world,
 // the work a KV cache saves in real generation, and the shapes of one attention head.
 // Shipped files (data/teaching-world.json, configs/lesson-tiny.json) are looked up in the current
 // directory, then next to the program and in its parent directories.
@@ -13,8 +13,8 @@
 #include "common.h"
 #include "core/check.h"
 #include "io/checkpoint.h"
-#include "ledger/lesson_svg.h"
-#include "ledger/lesson_text.h"
+#include "lesson/lesson_svg.h"
+#include "lesson/lesson_text.h"
 #include "lesson/lesson_cache_kinds.h"
 
 namespace llm0::cli {

@@ -1,5 +1,5 @@
 // SVG writer and log-log chart (see lesson_svg.h).
-#include "ledger/lesson_svg.h"
+#include "lesson/lesson_svg.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The attention lesson on the teaching world (see lesson_attention.h). Every projection goes
 // through linear_forward and every softmax-weighted sum through attention_forward; this file
 // only lays tensors out and reads the results.
-#include "ledger/lesson_attention.h"
+#include "lesson/lesson_attention.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Plain-text lesson reports (see lesson_text.h).
-#include "ledger/lesson_text.h"
+#include "lesson/lesson_text.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,6 +1,6 @@
 // The KV-cache lesson (see lesson_kv_cache.h): two real greedy generations per length, the
 // engine's counters read after every forward_cached call.
-#include "ledger/lesson_kv_cache.h"
+#include "lesson/lesson_kv_cache.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "core/check.h"
 #include "core/json_file.h"
-#include "ledger/lesson_svg.h"
+#include "lesson/lesson_svg.h"
 #include "model/init.h"
 
 namespace llm0::lesson {

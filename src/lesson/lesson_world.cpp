@@ -1,5 +1,5 @@
 // Loading and validating the teaching world (see lesson_world.h, docs/teaching-world.md).
-#include "ledger/lesson_world.h"
+#include "lesson/lesson_world.h"
 
 #include <cmath>
 #include <fstream>

@@ -3,9 +3,9 @@
 #pragma once
 #include <string>
 
-#include "ledger/lesson_attention.h"
-#include "ledger/lesson_kv_cache.h"
-#include "ledger/lesson_shapes.h"
+#include "lesson/lesson_attention.h"
+#include "lesson/lesson_kv_cache.h"
+#include "lesson/lesson_shapes.h"
 
 namespace llm0::lesson {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ledger/lesson_world.h"
+#include "lesson/lesson_world.h"
 
 namespace llm0::lesson {
 

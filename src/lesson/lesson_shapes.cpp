@@ -1,6 +1,6 @@
 // Shapes of one attention head (see lesson_shapes.h). Config fields are read with the KV
 // ledger's checked accessors (model/config_fields.h), so errors name the file and the field.
-#include "ledger/lesson_shapes.h"
+#include "lesson/lesson_shapes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "core/check.h"
 #include "core/json_file.h"
 #include "model/config_fields.h"
-#include "ledger/lesson_svg.h"
+#include "lesson/lesson_svg.h"
 
 namespace llm0::lesson {
 
