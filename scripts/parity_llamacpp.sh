@@ -10,10 +10,12 @@
 # Built-in models (random init, weight matrices scaled so that greedy decoding is not degenerate:
 # the std-0.02 init gives near-uniform next-token distributions): configs/llm0-small.json (llama,
 # x8), configs/llm0-30m.json (llama, ~30M parameters, x4) and a qwen3 variant of llm0-small (x8;
-# QK-norm, rotate-half RoPE in llama.cpp). Larger scales amplify activations until float32
+# QK-norm, rotate-half RoPE in llama.cpp) and configs/llm0-small-mla.json (deepseek2: MLA with
+# llama.cpp's absorbed kv_b split, x8). Larger scales amplify activations until float32
 # rounding alone moves log-probabilities by ~1e-4: at x8 the 30M model differs from a float64
 # PyTorch evaluation by 1.2e-4 (llm0) and 0.8e-4 (llama.cpp), so the scales stay below that.
-# Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2),
+# Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2), MODELS (a subset of
+# "small 30m small-qwen3 small-mla"),
 # PROMPT, WORK (scratch directory, default a fresh mktemp -d). Needs node and
 # `npm i -E node-llama-cpp@3.21.1` in bench/peers (`cd bench/peers && npm install`).
 set -euo pipefail
@@ -76,7 +78,8 @@ node -e '
 make_model "$ROOT/configs/llm0-small.json" "$WORK/small" 8
 make_model "$ROOT/configs/llm0-30m.json" "$WORK/30m" 4
 make_model "$WORK/llm0-small-qwen3.json" "$WORK/small-qwen3" 8
+make_model "$ROOT/configs/llm0-small-mla.json" "$WORK/small-mla" 8
 fail=0
-for m in small 30m small-qwen3; do parity "$m" "$WORK/$m" || fail=1; done
+for m in ${MODELS:-small 30m small-qwen3 small-mla}; do parity "$m" "$WORK/$m" || fail=1; done
 [ $fail = 0 ] && echo "parity: PASS" || echo "parity: FAIL"
 exit $fail

@@ -308,6 +308,55 @@ TEST(GgufExport, Qwen3TiedKeepsRotateHalfAndOmitsOutput) {
   for (size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got[k], fp16_to_float(float_to_fp16(want[k])));
 }
 
+// deepseek2 (MLA): llama.cpp's keys (one KV head of r + dr, the per-head sizes in *_mla, every
+// layer dense, q_lora_rank 0 for q_proj) and kv_b_proj split into attn_k_b (each head's W_UK
+// transposed, [H, r, dn]) and attn_v_b ([H, dv, r]); every other tensor as stored.
+TEST(GgufExport, DeepSeek2SplitsKvBAndWritesMlaKeys) {
+  ModelConfig cfg = mla_model_config(0);
+  cfg.vocab_size = 300, cfg.rms_norm_eps = 1e-6;
+  cfg.validate();
+  const std::string dir = make_checkpoint(cfg, "mla", true), out = temp_path("mla.gguf");
+  EXPECT_EQ(export_gguf(dir, out).architecture, "deepseek2");
+  const GgufFile f = read_gguf(out);
+  const std::string a = "deepseek2.";
+  EXPECT_EQ(f.at(a + "attention.head_count").u, 3u);
+  EXPECT_EQ(f.at(a + "attention.head_count_kv").u, 1u);
+  EXPECT_EQ(f.at(a + "attention.key_length").u, 15u);   // r 11 + dr 4
+  EXPECT_EQ(f.at(a + "attention.value_length").u, 11u);  // r
+  EXPECT_EQ(f.at(a + "attention.key_length_mla").u, 9u);  // dn 5 + dr 4
+  EXPECT_EQ(f.at(a + "attention.value_length_mla").u, 7u);
+  EXPECT_EQ(f.at(a + "attention.q_lora_rank").u, 0u);
+  EXPECT_EQ(f.at(a + "attention.kv_lora_rank").u, 11u);
+  EXPECT_EQ(f.at(a + "rope.dimension_count").u, 4u);
+  EXPECT_EQ(f.at(a + "leading_dense_block_count").u, 2u);
+  const auto m = load_model(dir);
+  const int H = 3, r = 11, dn = 5, dv = 7;
+  const float* kv_b = m->params().value("model.layers.1.self_attn.kv_b_proj.weight");
+  const GgufTensorInfo* kb = f.tensor("blk.1.attn_k_b.weight");
+  const GgufTensorInfo* vb = f.tensor("blk.1.attn_v_b.weight");
+  ASSERT_NE(kb, nullptr);
+  ASSERT_NE(vb, nullptr);
+  EXPECT_EQ(kb->shape(), (std::vector<int64_t>{H, r, dn}));
+  EXPECT_EQ(vb->shape(), (std::vector<int64_t>{H, dv, r}));
+  const std::vector<float> k = kb->to_float(), v = vb->to_float();
+  for (int h = 0; h < H; ++h)
+    for (int j = 0; j < r; ++j) {
+      for (int i = 0; i < dn; ++i)
+        EXPECT_EQ(k[((size_t)h * r + j) * dn + i], kv_b[((size_t)h * (dn + dv) + i) * r + j]);
+      for (int i = 0; i < dv; ++i)
+        EXPECT_EQ(v[((size_t)h * dv + i) * r + j], kv_b[((size_t)h * (dn + dv) + dn + i) * r + j]);
+    }
+  for (const char* n : {"blk.0.attn_q.weight", "blk.0.attn_kv_a_mqa.weight",
+                        "blk.0.attn_kv_a_norm.weight", "blk.0.attn_output.weight"})
+    EXPECT_NE(f.tensor(n), nullptr) << n;
+  EXPECT_EQ(f.tensor("blk.0.attn_kv_b.weight"), nullptr);
+  // llama.cpp normalises the latents with rms_norm_eps: other values are refused by name.
+  cfg.rms_norm_eps = 1e-5;
+  const std::string dir5 = make_checkpoint(cfg, "mla_eps", true);
+  EXPECT_NE(error_of([&] { export_gguf(dir5, temp_path("mla5.gguf")); }).find("rms_norm_eps"),
+            std::string::npos);
+}
+
 TEST(GgufExport, RefusesWhatLlamaCppCannotRepresent) {
   struct Case { std::string feature; std::function<void(ModelConfig&)> edit; };
   const std::vector<Case> cases = {

@@ -6,6 +6,7 @@
 // differently in llama.cpp (ids fed directly are unaffected).
 #include "io/gguf_export.h"
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
@@ -18,8 +19,25 @@ namespace llm0 {
 
 namespace fs = std::filesystem;
 
+namespace {
+// llama.cpp's deepseek2 (src/models/deepseek2.cpp at 80fb11a): MLA with the absorbed kv_b split
+// into attn_k_b / attn_v_b, no attention biases, the latent norms at the model's rms_norm_eps.
+std::string deepseek2_architecture(const ModelConfig& c) {
+  LLM0_CHECK(c.mla.enabled(), "GGUF export: model_type {} without kv_lora_rank", c.model_type);
+  LLM0_CHECK(!c.attention_bias && !c.mlp_bias, "GGUF export: llama.cpp's deepseek2 architecture "
+             "has no attention or MLP biases");
+  LLM0_CHECK(std::fabs(c.rms_norm_eps - 1e-6) < 1e-12, "GGUF export: rms_norm_eps={} cannot be "
+             "represented: llama.cpp's deepseek2 normalises the MLA latents with rms_norm_eps, "
+             "Hugging Face (and llm0) with 1e-6 — use rms_norm_eps 1e-6, as every published "
+             "DeepSeek config does", c.rms_norm_eps);
+  LLM0_CHECK(c.mlp() == MlpKind::SwiGLU, "GGUF export: deepseek2 needs a SwiGLU MLP");
+  return "deepseek2";
+}
+}  // namespace
+
 std::string gguf_architecture(const ModelConfig& c) {
   const std::string& t = c.model_type;
+  if (t == "deepseek_v2" || t == "deepseek_v3") return deepseek2_architecture(c);
   LLM0_CHECK(t == "llama" || t == "qwen3", "GGUF export: model_type \"{}\" is not supported "
              "(llama.cpp architectures llama and qwen3 only)", t);
   LLM0_CHECK(c.position == PositionKind::Rope, "GGUF export: {} positions cannot be represented: "
@@ -63,6 +81,11 @@ std::string gguf_tensor_name(const std::string& n) {
           {"self_attn.o_proj.weight", "attn_output.weight"},
           {"self_attn.q_norm.weight", "attn_q_norm.weight"},
           {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+          {"self_attn.q_a_proj.weight", "attn_q_a.weight"},
+          {"self_attn.q_a_layernorm.weight", "attn_q_a_norm.weight"},
+          {"self_attn.q_b_proj.weight", "attn_q_b.weight"},
+          {"self_attn.kv_a_proj_with_mqa.weight", "attn_kv_a_mqa.weight"},
+          {"self_attn.kv_a_layernorm.weight", "attn_kv_a_norm.weight"},
           {"post_attention_layernorm.weight", "ffn_norm.weight"},
           {"mlp.gate_proj.weight", "ffn_gate.weight"},
           {"mlp.up_proj.weight", "ffn_up.weight"},
@@ -116,10 +139,26 @@ void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& 
   g.add(a + "block_count", u32(c.num_hidden_layers));
   g.add(a + "feed_forward_length", u32(c.intermediate_size));
   g.add(a + "attention.head_count", u32(c.num_attention_heads));
-  g.add(a + "attention.head_count_kv", u32(c.num_key_value_heads));
-  if (c.head_dim * c.num_attention_heads != c.hidden_size) {
-    g.add(a + "attention.key_length", u32(c.head_dim));
-    g.add(a + "attention.value_length", u32(c.head_dim));
+  if (arch == "deepseek2") {
+    // MLA as llama.cpp runs it: MQA over [c_kv | k_pe] (one KV head of r + dr, values r), the
+    // per-head sizes after decompression in the *_mla keys; every MLP layer dense.
+    const MlaConfig& m = c.mla;
+    g.add(a + "attention.head_count_kv", u32(1));
+    g.add(a + "attention.key_length", u32(m.kv_lora_rank + m.qk_rope_head_dim));
+    g.add(a + "attention.value_length", u32(m.kv_lora_rank));
+    g.add(a + "attention.key_length_mla", u32(m.qk_head_dim()));
+    g.add(a + "attention.value_length_mla", u32(m.v_head_dim));
+    g.add(a + "attention.q_lora_rank", u32(m.q_lora_rank));  // 0: q_proj (no compression)
+    g.add(a + "attention.kv_lora_rank", u32(m.kv_lora_rank));
+    g.add(a + "leading_dense_block_count", u32(c.num_hidden_layers));
+    g.add(a + "expert_feed_forward_length", u32(c.intermediate_size));
+    g.add(a + "expert_shared_count", u32(0));
+  } else {
+    g.add(a + "attention.head_count_kv", u32(c.num_key_value_heads));
+    if (c.head_dim * c.num_attention_heads != c.hidden_size) {
+      g.add(a + "attention.key_length", u32(c.head_dim));
+      g.add(a + "attention.value_length", u32(c.head_dim));
+    }
   }
   g.add(a + "rope.dimension_count", u32(c.rotary_dim()));
   g.add(a + "rope.freq_base", GgufValue::of_f32((float)c.rope_theta));
@@ -166,12 +205,36 @@ void add_tokenizer(GgufWriter& g, const Tokenizer& tok, const ModelConfig& c) {
   g.add("tokenizer.ggml.add_eos_token", GgufValue::of_bool(false));
 }
 
+// kv_b_proj [H·(dn+dv), r] -> attn_k_b [H, r, dn] (each head's W_UK transposed) and attn_v_b
+// [H, dv, r] (each head's W_UV), as llama.cpp's conversion/deepseek.py splits it.
+void add_kv_b_split(GgufWriter& g, const ModelConfig& c, const std::string& blk, const float* w,
+                    GgmlType dtype) {
+  const MlaConfig& m = c.mla;
+  const int H = c.num_attention_heads, r = m.kv_lora_rank, dn = m.qk_nope_head_dim;
+  const int dv = m.v_head_dim, E = dn + dv;
+  std::vector<float> k_b((size_t)H * r * dn), v_b((size_t)H * dv * r);
+  for (int h = 0; h < H; ++h) {
+    for (int i = 0; i < dn; ++i)
+      for (int j = 0; j < r; ++j)
+        k_b[((size_t)h * r + j) * dn + i] = w[((size_t)h * E + i) * r + j];
+    std::copy_n(w + (size_t)(h * E + dn) * r, (size_t)dv * r, v_b.begin() + (ptrdiff_t)h * dv * r);
+  }
+  g.add_tensor(blk + "attn_k_b.weight", {H, r, dn}, dtype, k_b.data());
+  g.add_tensor(blk + "attn_v_b.weight", {H, dv, r}, dtype, v_b.data());
+}
+
 // Every parameter under its llama.cpp name, Q/K rows permuted for llama's adjacent-pair RoPE.
 size_t add_tensors(GgufWriter& g, const Model& model, const std::string& arch, GgmlType dtype) {
   const ModelConfig& c = model.config();
   size_t numel = 0;
   for (const ParamInfo& p : model.params().params()) {
     const float* w = model.params().value(p.name);
+    if (p.name.ends_with(".self_attn.kv_b_proj.weight")) {
+      const std::string il = p.name.substr(13, p.name.find('.', 13) - 13);  // model.layers.{il}.
+      add_kv_b_split(g, c, "blk." + il + ".", w, dtype);
+      numel += p.numel;
+      continue;
+    }
     const std::string name = gguf_tensor_name(p.name);
     const GgmlType type = p.shape.rank() == 1 ? GgmlType::F32 : dtype;
     std::vector<float> permuted;
