@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_runner.h"
 #include "generator_fixtures.h"
 #include "io/checkpoint.h"
 
@@ -22,18 +23,6 @@ using namespace llm0::testing_fixtures;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct CmdOut {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class CliRoughEdges : public ::testing::Test {
  protected:
@@ -59,17 +48,7 @@ class CliRoughEdges : public ::testing::Test {
 
   // Runs `env LLM0 args` (env: variable assignments for the shell, may be empty).
   static CmdOut cli(const std::string& args, const std::string& env = "") {
-    const fs::path err = dir / "stderr.txt";
-    const std::string cmd = env + " " + std::string(LLM0_CLI) + " " + args + " 2>" + err.string();
-    CmdOut r;
-    FILE* f = popen(cmd.c_str(), "r");
-    if (f == nullptr) return r;
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) r.out.append(buf, n);
-    const int status = pclose(f);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_file(err);
-    return r;
+    return run_cli(args, dir / "stderr.txt", env);
   }
   // Expects a failure whose stderr is one short line (paths aside) containing `text`.
   static void expect_short_error(const std::string& args, const std::string& text) {

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "cli_runner.h"
 #include "generator_fixtures.h"
 #include "infer/generator_io.h"
 #include "io/checkpoint.h"
@@ -22,24 +23,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct CmdOut {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {  // POSIX shell single quotes
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class GenerateCli : public ::testing::Test {
  protected:
@@ -61,19 +44,7 @@ class GenerateCli : public ::testing::Test {
   }
   static void TearDownTestSuite() { fs::remove_all(dir); }
 
-  static CmdOut cli(const std::string& args) {
-    const fs::path err = dir / "stderr.txt";
-    const std::string cmd = std::string(LLM0_CLI) + " " + args + " 2>" + quote(err.string());
-    CmdOut r;
-    FILE* f = popen(cmd.c_str(), "r");
-    if (f == nullptr) return r;
-    char buf[4096];
-    for (size_t n; (n = fread(buf, 1, sizeof buf, f)) > 0;) r.out.append(buf, n);
-    const int status = pclose(f);
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = read_file(err);
-    return r;
-  }
+  static CmdOut cli(const std::string& args) { return run_cli(args, dir / "stderr.txt"); }
   static json cli_json(const std::string& args) {
     const CmdOut r = cli("generate --json " + args);
     EXPECT_EQ(r.rc, 0) << r.err;

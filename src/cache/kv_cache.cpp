@@ -23,11 +23,7 @@ size_t KvCache::bytes_allocated() const {
 }
 
 void KvCache::check_append(int pos, int n) const {
-  LLM0_CHECK(pos == length_, "KV cache: writing at position {} but {} tokens are cached", pos,
-             length_);
-  LLM0_CHECK(n >= 0 && (long)pos + n <= capacity_,
-             "KV cache full: {} cached + {} new tokens exceed the capacity of {} tokens "
-             "(max_position_embeddings or --max-context)", pos, n, capacity_);
+  check_cache_append("KV cache", pos, n, length_, capacity_);
 }
 
 float* KvCache::k_rows(int pos, int n) {

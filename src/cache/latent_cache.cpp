@@ -18,11 +18,7 @@ size_t LatentCache::bytes_in_use() const { return (size_t)length_ * row() * size
 size_t LatentCache::bytes_allocated() const { return (size_t)capacity_ * row() * sizeof(float); }
 
 void LatentCache::check_append(int pos, int n) const {
-  LLM0_CHECK(pos == length_, "latent cache: writing at position {} but {} tokens are cached", pos,
-             length_);
-  LLM0_CHECK(n >= 0 && (long)pos + n <= capacity_,
-             "latent cache full: {} cached + {} new tokens exceed the capacity of {} tokens "
-             "(max_position_embeddings or --max-context)", pos, n, capacity_);
+  check_cache_append("latent cache", pos, n, length_, capacity_);
 }
 
 float* LatentCache::rows(int pos, int n) {

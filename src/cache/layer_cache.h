@@ -24,4 +24,9 @@ class LayerCache {
   virtual void reset() = 0;
 };
 
+/// The append rule of the position-ordered caches (KvCache, LatentCache): new positions start at
+/// `length` and end within `capacity`. Throws llm0::Error naming `what` ("KV cache", "latent
+/// cache") and both numbers.
+void check_cache_append(const char* what, int pos, int n, int length, int capacity);
+
 }  // namespace llm0
