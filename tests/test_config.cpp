@@ -3,6 +3,8 @@
 // field; valid Hugging Face configs (extra fields, head_dim defaulted) parse.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
 #include <string>
 
 #include "core/check.h"
@@ -152,4 +154,42 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
   j["rope_scaling"] = {{"type", "yarn"}, {"factor", 40}};
   expect_error(j, "rope_scaling");
+}
+
+// Every public config in configs/reference/ is either run by the engine (it parses into a
+// ModelConfig with the features it declares) or refused with a message naming what is missing;
+// a new reference file must be classified here.
+TEST(Config, EveryReferenceConfigIsRunOrRefusedByName) {
+  const std::map<std::string, std::string> expected = {
+      {"course-anchor-hybrid.json", "model_type \"qwen3_next\""},
+      {"deepseek-llm-67b.json", ""},
+      {"deepseek-v2.json", "rope_scaling"},
+      {"deepseek-v3.json", "rope_scaling"},
+      {"llama-3-8b.json", ""},
+      {"mistral-7b-v0.1.json", ""},
+      {"qwen3-30b-a3b.json", "model_type \"qwen3_moe\""},
+      {"qwen3-8b.json", ""},
+      {"qwen3-next-80b-a3b.json", "model_type \"qwen3_next\""},
+  };
+  size_t seen = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(LLM0_SOURCE_DIR) + "/configs/reference")) {
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(expected.count(name)) << "classify the new reference config " << name;
+    ++seen;
+    const std::string& refusal = expected.at(name);
+    try {
+      const ModelConfig c = ModelConfig::from_file(entry.path().string());
+      EXPECT_EQ(refusal, "") << "runs, but was expected to be refused";
+      if (name == "mistral-7b-v0.1.json") {
+        EXPECT_EQ(c.layer(0).sliding_window, 4096);
+      }
+    } catch (const Error& e) {
+      EXPECT_NE(refusal, "") << "refused: " << e.what();
+      EXPECT_NE(std::string(e.what()).find(refusal), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(seen, expected.size());
 }
