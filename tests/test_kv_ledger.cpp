@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <fstream>
 #include <cstdio>
 #include <string>
 
@@ -90,6 +91,19 @@ TEST(KvLedger, DeepSeekV2Mla) {
   // Expanded: 128 heads × (128 + 64 + 128) × 2 B × 60 layers.
   EXPECT_EQ(l.mla_expanded_bytes_per_token, 128u * 320 * 2 * 60);
   EXPECT_NE(l.groups[0].formula.find("kv_lora_rank 512"), std::string::npos);
+}
+
+// Lenient: without qk_nope_head_dim the latent bytes are still computed; only the expanded line
+// says what is unknown (issue 16 part 3).
+TEST(KvLedger, MlaWithoutPerHeadSizesStillCountsTheLatent) {
+  nlohmann::json c = nlohmann::json::parse(
+      std::ifstream(std::string(LLM0_SOURCE_DIR) + "/configs/reference/deepseek-v2.json"));
+  c.erase("qk_nope_head_dim");
+  const KvLedger l = kv_ledger(c, {}, "no-nope.json");
+  EXPECT_EQ(l.kv_bytes_per_token, 69120u);
+  EXPECT_EQ(l.mla_expanded_bytes_per_token, 0u);
+  EXPECT_NE(l.mla_expanded_formula.find("qk_nope_head_dim"), std::string::npos);
+  EXPECT_TRUE(to_json(l)["mla_expanded"]["bytes_per_token"].is_null());
 }
 
 TEST(KvLedger, DeepSeekV3MtpNotCounted) {

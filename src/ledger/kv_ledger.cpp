@@ -118,8 +118,14 @@ KvLayerGroup linear_group(const ConfigFields& f, KvDtype dtype, KvLedger& out) {
   return g;
 }
 
-// MLA's "what it stands for": every head's full K (nope + rope) and V.
+// MLA's "what it stands for": every head's full K (nope + rope) and V. Lenient: a config that
+// lacks a per-head size still gets its latent bytes; only this line says what is unknown.
 void mla_expanded(const ConfigFields& f, int64_t H, int64_t L, KvDtype dtype, KvLedger& out) {
+  for (const char* key : {"qk_nope_head_dim", "v_head_dim"})
+    if (!f.has(key)) {
+      out.mla_expanded_formula = format("unknown: the config has no {}", key);
+      return;
+    }
   const int eb = kv_dtype_bytes(dtype);
   const int64_t nope = f.positive("qk_nope_head_dim"), rope = f.positive("qk_rope_head_dim");
   const int64_t dv = f.positive("v_head_dim");

@@ -97,8 +97,10 @@ json to_json(const KvLedger& l) {
             {"conv_channels", l.conv_channels}, {"fixed_state_bytes", l.fixed_state_bytes},
             {"total_bytes_at_context", l.total_bytes_at_context}, {"groups", groups},
             {"notes", l.notes}};
-  if (l.mla_expanded_bytes_per_token > 0)
-    j["mla_expanded"] = {{"bytes_per_token", l.mla_expanded_bytes_per_token},
+  if (!l.mla_expanded_formula.empty())  // bytes null when the config lacks a per-head size
+    j["mla_expanded"] = {{"bytes_per_token", l.mla_expanded_bytes_per_token > 0
+                                                 ? nlohmann::json(l.mla_expanded_bytes_per_token)
+                                                 : nlohmann::json()},
                          {"formula", l.mla_expanded_formula}};
   return j;
 }

@@ -62,6 +62,8 @@ void print_ledger(const KvLedger& l) {
   if (l.mla_expanded_bytes_per_token > 0)
     print_row("MLA expanded", format("{} -- {}", bytes_text(l.mla_expanded_bytes_per_token),
                                      l.mla_expanded_formula));
+  else if (!l.mla_expanded_formula.empty())
+    print_row("MLA expanded", l.mla_expanded_formula);
   print_row("KV at context", format("{} tokens: {}", format_thousands(static_cast<uint64_t>(
                                                           l.context)),
                                     bytes_text(l.kv_bytes_at_context)));
