@@ -51,8 +51,9 @@ AttentionCost standard_cost(int64_t H, int64_t Hkv, int64_t k_dim, int64_t v_dim
 AttentionCost mla_cost(const ConfigFields& f, int64_t H, int eb, const char* dtype) {
   const int64_t r = f.positive("kv_lora_rank"), rope = f.positive("qk_rope_head_dim");
   AttentionCost c{AttentionKind::kMLA, f.positive_or("num_key_value_heads", H), 0, 0, 0, ""};
-  c.k_dim = f.positive("qk_nope_head_dim") + rope;
-  c.v_dim = f.positive("v_head_dim");
+  // Per-head sizes (for --as and the expanded line) may be missing: 0 = unknown.
+  c.k_dim = f.has("qk_nope_head_dim") ? f.positive("qk_nope_head_dim") + rope : 0;
+  c.v_dim = f.positive_or("v_head_dim", 0);
   c.bytes = static_cast<uint64_t>(r + rope) * static_cast<uint64_t>(eb);
   c.formula = format("(kv_lora_rank {} + qk_rope_head_dim {}) × {} B ({}) = {} B per token per "
                      "layer, shared by all heads",
@@ -68,6 +69,8 @@ AttentionCost attention_cost(const ConfigFields& f, const KvOptions& opt, bool m
   if (mla) {
     const AttentionCost m = mla_cost(f, H, eb, dt);
     if (!opt.as) return m;
+    LLM0_CHECK(m.k_dim > 0 && m.v_dim > 0, "{}: --as needs the per-head sizes "
+               "qk_nope_head_dim and v_head_dim, which the config lacks", f.source);
     k_dim = m.k_dim, v_dim = m.v_dim;
   } else {
     if (f.has("head_dim")) {
