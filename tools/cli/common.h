@@ -8,5 +8,7 @@ namespace llm0::cli {
 /// Adds `--threads N` (default 0 = all cores) to `cmd`; the value is applied before the callback
 /// runs (OpenMP and OpenBLAS share it).
 void add_threads_option(CLI::App* cmd);
+/// The --threads value given (0 = the default, all cores).
+int threads_option();
 
 }  // namespace llm0::cli
