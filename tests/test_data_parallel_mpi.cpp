@@ -3,6 +3,7 @@
 // communication, what one process would do with the same global batch: one batch of 2B rows, and
 // B rows with accumulation 2. Targets are partly ignored (< 0) and unevenly per rank, so a
 // per-rank normalisation would differ from the global one the data-parallel step must use.
+// Both all-reduce modes are checked: one MPI_Allreduce after backward, and per block during it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -97,9 +98,9 @@ void step(Trajectory& r, double loss) {
 TEST(DataParallelMpi, TwoRanksEqualOneProcessWithTwiceTheBatchAndWithAccumulation) {
   ASSERT_EQ(comm::size(), 2) << "run under mpirun -np 2";
   const ModelConfig cfg = llm0::testing_fixtures::tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false);
-  DataParallel dp(B, 1);
+  DataParallel dp(B, 1), dp_buckets(B, 1, "", /*buckets=*/true);
   EXPECT_EQ(dp.share().global_batch(), kRows);
-  Trajectory ranks = make_run(cfg), wide = make_run(cfg), accum = make_run(cfg);
+  Trajectory ranks = make_run(cfg), wide = make_run(cfg), accum = make_run(cfg), buckets = make_run(cfg);
   double targets_seen = 0;
   for (int s = 0; s < kSteps; ++s) {
     const Batch g = global_batch(s, cfg.vocab_size);
@@ -108,6 +109,7 @@ TEST(DataParallelMpi, TwoRanksEqualOneProcessWithTwiceTheBatchAndWithAccumulatio
     double targets = 0;
     step(ranks, dp.gradients(*ranks.model, mine, &targets));
     targets_seen += targets;
+    step(buckets, dp_buckets.gradients(*buckets.model, mine, &targets));
     EXPECT_EQ(targets, (double)count_targets(whole)) << "step " << s;
     step(wide, one_process_gradients(*wide.model, whole));
     step(accum, one_process_gradients(*accum.model, halves));
@@ -121,8 +123,14 @@ TEST(DataParallelMpi, TwoRanksEqualOneProcessWithTwiceTheBatchAndWithAccumulatio
   const ParamStore &p = ranks.model->params(), &pw = wide.model->params(), &pa = accum.model->params();
   EXPECT_TRUE(test::all_close(p.data(), pw.data(), p.size(), 1e-5, 1e-5, "parameters vs 1 process x 2B"));
   EXPECT_TRUE(test::all_close(p.data(), pa.data(), p.size(), 1e-5, 1e-5, "parameters vs accumulation 2"));
+  // Per-block all-reduce during backward: the same sums, started earlier.
+  const ParamStore& pb = buckets.model->params();
+  EXPECT_TRUE(test::all_close(buckets.losses, wide.losses, 1e-5, 0, "per-block losses vs 1 process x 2B"));
+  EXPECT_TRUE(test::all_close(pb.data(), pw.data(), p.size(), 1e-5, 1e-5, "per-block parameters vs 1 process x 2B"));
+  EXPECT_EQ(dp_buckets.stats().calls, kSteps);
   // Both ranks hold the same bits.
   EXPECT_NO_THROW(dp.check_in_sync(p, "after step 5"));
+  EXPECT_NO_THROW(dp.check_in_sync(pb, "after step 5"));
 }
 
 TEST(DataParallelMpi, ParameterCheckNamesTheStepAndTheRankThatDiffers) {

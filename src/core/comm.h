@@ -34,6 +34,11 @@ bool several_ranks();
 /// is reduced once and sent to all, so every rank gets the same bits. n may exceed 2^31.
 void sum(float* data, size_t n);
 void sum(double* data, size_t n);
+/// Starts an in-place sum like sum(float*) without waiting (MPI_Iallreduce); the buffer must not
+/// be touched until finish_sums(). Ranks must start the same sums in the same order.
+void start_sum(float* data, size_t n);
+/// Waits for every sum started since the last call (MPI_Waitall).
+void finish_sums();
 /// In-place element-wise maximum over ranks of data[0, n).
 void max(double* data, size_t n);
 /// x of every rank, indexed by rank (MPI_Allgather).

@@ -12,6 +12,7 @@ namespace llm0::comm {
 
 namespace {
 
+std::vector<MPI_Request> g_pending;  // sums started by start_sum()
 bool g_active = false;   // MPI is in use (started here or by the host program)
 bool g_started = false;  // started by init(): finalize() shuts it down
 int g_rank = 0, g_size = 1, g_local = 1;
@@ -76,6 +77,25 @@ bool several_ranks() { return g_active && g_size > 1; }
 void sum(float* data, size_t n) { allreduce(data, n, MPI_FLOAT, MPI_SUM); }
 void sum(double* data, size_t n) { allreduce(data, n, MPI_DOUBLE, MPI_SUM); }
 void max(double* data, size_t n) { allreduce(data, n, MPI_DOUBLE, MPI_MAX); }
+
+void start_sum(float* data, size_t n) {
+  init();
+  if (g_size == 1) return;
+  constexpr size_t kChunk = size_t{1} << 30;
+  for (size_t at = 0; at < n; at += kChunk) {
+    g_pending.emplace_back();
+    ok(MPI_Iallreduce(MPI_IN_PLACE, data + at, (int)std::min(kChunk, n - at), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD, &g_pending.back()), "MPI_Iallreduce");
+  }
+  int done = 0;  // OpenMPI progresses non-blocking collectives only inside MPI calls: poll once
+  ok(MPI_Testall((int)g_pending.size(), g_pending.data(), &done, MPI_STATUSES_IGNORE), "MPI_Testall");
+}
+
+void finish_sums() {
+  if (g_pending.empty()) return;
+  ok(MPI_Waitall((int)g_pending.size(), g_pending.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  g_pending.clear();
+}
 
 std::vector<uint64_t> gather(uint64_t x) {
   init();

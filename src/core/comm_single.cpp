@@ -15,6 +15,8 @@ bool several_ranks() { return false; }
 void sum(float*, size_t) {}
 void sum(double*, size_t) {}
 void max(double*, size_t) {}
+void start_sum(float*, size_t) {}
+void finish_sums() {}
 std::vector<uint64_t> gather(uint64_t x) { return {x}; }
 void barrier() {}
 void abort(int code) { std::exit(code); }

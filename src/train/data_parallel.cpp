@@ -35,7 +35,9 @@ uint64_t hash_bits(const void* x, size_t bytes) {
   return z ^ (z >> 31);
 }
 
-DataParallel::DataParallel(int batch_size, int grad_accum, const std::string& test_fault) {
+DataParallel::DataParallel(int batch_size, int grad_accum, const std::string& test_fault,
+                           bool buckets) {
+  buckets_ = buckets;
   share_.ranks = comm::size(), share_.rank = comm::rank();
   share_.batch_size = batch_size, share_.grad_accum = grad_accum;
   if (test_fault.empty()) return;
@@ -63,9 +65,12 @@ double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* 
     for (size_t i = 0; i < (size_t)b.B * b.T; ++i) total += b.targets[i] >= 0;
   total = sum(total);  // every rank scales its loss by the same 1 / (global target count)
   double loss_sum = 0;
-  for (Batch& b : micro) {
+  const bool overlap = buckets_ && share_.ranks > 1;
+  const Model::GradsReady start = [&](size_t at, size_t n) { comm::start_sum(p.grad() + at, n); };
+  for (size_t m = 0; m < micro.size(); ++m) {
+    Batch& b = micro[m];
     loss_sum += model.forward(b.inputs.data(), b.targets.data(), b.B, b.T);
-    model.backward(1.0f / (float)total);
+    model.backward(1.0f / (float)total, overlap && m + 1 == micro.size() ? start : nullptr);
   }
   allreduce_gradients(p);
   *targets = total;
@@ -75,6 +80,11 @@ double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* 
 void DataParallel::allreduce_gradients(ParamStore& params) {
   if (share_.ranks == 1) return;
   const double t0 = now_s();
+  if (buckets_) {  // started during backward: only what is still in flight is waited for
+    comm::finish_sums();
+    stats_.calls += 1, stats_.bytes = 4.0 * (double)params.size(), stats_.transfer_s += now_s() - t0;
+    return;
+  }
   comm::barrier();
   const double t1 = now_s();
   comm::sum(params.grad(), params.size());

@@ -46,7 +46,11 @@ class DataParallel {
   /// "desync@S" (the last rank nudges one parameter after step S, which the parameter check must
   /// catch) or "die@S" (the last rank kills itself with SIGKILL at step S, which must end the job).
   /// Throws llm0::Error for any other value.
-  DataParallel(int batch_size, int grad_accum, const std::string& test_fault = "");
+  /// `buckets`: all-reduce each block's gradients as soon as its backward is done
+  /// (MPI_Iallreduce), overlapping the backward of earlier blocks, instead of one MPI_Allreduce
+  /// after the backward.
+  DataParallel(int batch_size, int grad_accum, const std::string& test_fault = "",
+               bool buckets = false);
 
   const RankShare& share() const { return share_; }
   int rank() const { return share_.rank; }
@@ -88,6 +92,7 @@ class DataParallel {
 
   RankShare share_;
   AllreduceStats stats_;
+  bool buckets_ = false;
   enum class Fault { None, Desync, Die } fault_ = Fault::None;
   int fault_step_ = 0;
 };

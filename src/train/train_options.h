@@ -29,6 +29,7 @@ struct TrainOptions {
                            // the schedule: train in sessions with --resume (0 = off)
   int check_sync_every = 100;  // data parallel: compare the ranks' parameters every N steps (and
                                // at the end); 0 = only at the end
+  bool allreduce_buckets = false;  // data parallel: all-reduce per block during backward
   std::string test_fault;  // tests only (data_parallel.h): "desync@STEP" or "die@STEP"
   uint64_t seed = 1337;    // init weights and batch sampling
   bool quiet = false;      // no progress lines (tests)

@@ -30,7 +30,8 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
              "give --max-steps or --time-limit-minutes (both 0 means no end)");
   LLM0_CHECK(o_.lr > 0 && o_.min_lr >= 0 && o_.warmup_steps >= 0, "learning rates must be positive");
-  dp_ = std::make_unique<DataParallel>(o_.batch_size, o_.grad_accum, o_.test_fault);
+  dp_ = std::make_unique<DataParallel>(o_.batch_size, o_.grad_accum, o_.test_fault,
+                                       o_.allreduce_buckets);
   if (dp_->rank() != 0) o_.quiet = true;  // one voice: rank 0
   std::vector<std::string> train, val;
   load_corpus(train, val);

@@ -49,6 +49,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--log-every", o.log_every, "Progress line every N steps")->capture_default_str();
   cmd->add_option("--stop-after", o.stop_after, "Stop after N steps of this run, keeping the schedule (continue with --resume)")->capture_default_str();
   cmd->add_option("--check-sync-every", o.check_sync_every, "Data parallel: check every N steps that all ranks hold identical parameters (0 = only at the end)")->capture_default_str();
+  cmd->add_flag("--allreduce-buckets", o.allreduce_buckets, "Data parallel: all-reduce each block's gradients during the backward of the earlier blocks (MPI_Iallreduce)");
   cmd->add_option("--test-fault", o.test_fault, "Tests only: desync@STEP or die@STEP on the last rank")->group("");
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
