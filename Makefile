@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
 
-.PHONY: all setup build test test-asan run bench bench-peers clean
+.PHONY: all setup build test test-asan run bench bench-peers bench-mpi clean
 
 all: build
 
@@ -34,6 +34,10 @@ bench: build
 # llm0 vs PyTorch (training) and llama.cpp's llama-bench (prefill/decode); docs/performance.md.
 bench-peers: build
 	@BUILD=$(BUILD) scripts/bench_peers.sh
+
+# Data-parallel training: 1 rank x 2 threads vs mpirun 2 ranks x 1 thread, all-reduce time.
+bench-mpi: build
+	@BUILD=$(BUILD) scripts/bench_mpi.sh
 
 clean:
 	rm -rf $(BUILD) build-asan
