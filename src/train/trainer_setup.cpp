@@ -51,7 +51,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   state_.ranks = dp_->ranks();
   if (dp_->ranks() > 1 && !o_.quiet)
     std::printf("data parallel: %d ranks x batch_size %d x grad_accum %d = global batch %lld "
-                "sequences (%lld tokens) per step, %d threads per rank\n", dp_->ranks(),
+                "sequences (%lld tokens) per step; threads per rank: %d\n", dp_->ranks(),
                 o_.batch_size, o_.grad_accum, (long long)dp_->share().global_batch(),
                 (long long)dp_->share().global_batch() * o_.seq_len, num_threads());
 }
