@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 MINUTES ?= 10
 CONFIG ?= configs/llm0-small.json
 
-.PHONY: all setup build test test-asan run bench bench-peers bench-context clean
+.PHONY: all setup build test test-asan run bench bench-peers bench-context bench-mpi clean
 
 all: build
 
@@ -39,6 +39,10 @@ bench-peers: build
 # Decode cost per token at contexts 512 / 4,096 / 16,384: full attention vs sliding-window layers.
 bench-context: build
 	@BUILD=$(BUILD) scripts/bench_context.sh
+
+# Data-parallel training: 1 rank x 2 threads vs mpirun 2 ranks x 1 thread, all-reduce time.
+bench-mpi: build
+	@BUILD=$(BUILD) scripts/bench_mpi.sh
 
 clean:
 	rm -rf $(BUILD) build-asan

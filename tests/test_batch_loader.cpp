@@ -85,14 +85,38 @@ TEST(BatchLoader, ResumeFromSavedStateEqualsUninterrupted) {
   BatchLoader run(position_stream(5000), 8, 32, 123);
   draw(run, 3);
   const llm0::BatchLoaderState saved = run.state();
-  EXPECT_EQ(saved.step, 3);
+  EXPECT_EQ(saved.windows, 3 * 8);
   const auto rest = draw(run, 5);
   // A fresh loader (even with another seed) continues identically once the state is restored.
   BatchLoader resumed(position_stream(5000), 8, 32, 999);
   resumed.set_state(saved);
   EXPECT_EQ(draw(resumed, 5), rest);
-  EXPECT_EQ(resumed.state().step, 8);
+  EXPECT_EQ(resumed.state().windows, 8 * 8);
   EXPECT_EQ(resumed.state().rng, run.state().rng);
+}
+
+TEST(BatchLoader, SkipDrawsTheSameWindowsAsAWiderBatch) {
+  // Data parallelism: a batch of 6 rows = rows 0-1 (rank 0), 2-3 (rank 1), 4-5 (rank 2). Each rank
+  // skips the others' windows with skip() and ends in the same loader state.
+  const int T = 9;
+  BatchLoader wide(position_stream(3000), 6, T, 77);
+  const auto want = draw(wide, 2);
+  for (int rank = 0; rank < 3; ++rank) {
+    BatchLoader part(position_stream(3000), 2, T, 77);
+    Batch b;
+    for (int step = 0; step < 2; ++step) {
+      part.skip(2 * rank);
+      part.next(b);
+      part.skip(2 * (2 - rank));
+      const std::vector<int32_t>& w = want[(size_t)step];  // inputs [6, T] then targets [6, T]
+      const size_t at = (size_t)2 * rank * T, n = (size_t)2 * T;
+      EXPECT_EQ(b.inputs, std::vector<int32_t>(w.begin() + at, w.begin() + at + n)) << rank;
+      EXPECT_EQ(b.targets, std::vector<int32_t>(w.begin() + 6 * T + at, w.begin() + 6 * T + at + n));
+    }
+    EXPECT_EQ(part.state().rng, wide.state().rng);
+    EXPECT_EQ(part.state().windows, 12);
+  }
+  EXPECT_THROW(wide.skip(-1), llm0::Error);
 }
 
 TEST(BatchLoader, EvalWalksTheStreamInNonOverlappingWindows) {

@@ -22,6 +22,10 @@ Model::Model(const ModelConfig& cfg) : cfg_(cfg) {
   bind_layers();
   counters_.assign((size_t)cfg_.num_hidden_layers, WorkCounters{});
   infer_ = std::make_unique<InferScratch>();
+  // Blocks are declared one after the other (param_layout.cpp): each owns one contiguous range.
+  for (int il = 0; il < cfg_.num_hidden_layers; ++il)
+    layer_begin_.push_back(params_.info("model.layers." + std::to_string(il) + ".input_layernorm.weight").offset);
+  layer_begin_.push_back(params_.info("model.norm.weight").offset);
 }
 
 Model::~Model() = default;
@@ -69,7 +73,7 @@ const float* Model::logits() const {
   return plan_->logits;
 }
 
-void Model::backward(float loss_scale) {
+void Model::backward(float loss_scale, const GradsReady& ready) {
   LLM0_CHECK(plan_ != nullptr, "backward() before forward()");
   TrainPlan& p = *plan_;
   const int B = p.B, T = p.T, N = B * T, C = cfg_.hidden_size, V = cfg_.vocab_size;
@@ -77,13 +81,20 @@ void Model::backward(float loss_scale) {
   cross_entropy_backward(p.logits, p.logits, p.targets.data(), N, V, loss_scale);
   linear_backward(p.scratch.dln, dhead_w_, nullptr, p.logits, p.lnf, head_w_, N, C, V);
   final_norm_.backward(p.dstream, p.scratch.dln, p.x_final, p.lnf_mean, p.lnf_rstd, N);
-  for (int il = cfg_.num_hidden_layers - 1; il >= 0; --il)
+  for (int il = cfg_.num_hidden_layers - 1; il >= 0; --il) {
     blocks_[(size_t)il].backward(p.dstream, B, T, p.positions.data(), p.blocks[(size_t)il],
                                  p.scratch);
+    if (ready) ready(layer_begin_[(size_t)il], layer_begin_[(size_t)il + 1] - layer_begin_[(size_t)il]);
+  }
   embedding_backward(dembed_w_, p.dstream, p.tokens.data(), N, C);
   if (cfg_.position == PositionKind::Learned)
     for (int n = 0; n < N; ++n)
       residual_add(dpos_w_ + (long)p.positions[(size_t)n] * C, p.dstream + (long)n * C, C);
+  if (ready) {  // embeddings before the blocks; final norm and lm_head after them
+    const size_t first = layer_begin_.front(), last = layer_begin_.back();
+    if (first > 0) ready(0, first);
+    if (last < params_.size()) ready(last, params_.size() - last);
+  }
 }
 
 ModelCache Model::new_cache(int max_context) const {

@@ -5,6 +5,7 @@
 // ModelCache (prefill, chunked prefill and decode are one code path).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -38,9 +39,14 @@ class Model {
   /// Returns Σ cross-entropy (nats) over the used targets; *count gets their number.
   /// Throws llm0::Error for ids outside [0, vocab_size) or T > max_position_embeddings.
   double forward(const int* tokens, const int* targets, int B, int T, long* count = nullptr);
+  /// Called by backward() when the gradients in params().grad()[offset, offset + count) are
+  /// final: a block's range right after that block's backward (last layer first), then the rest
+  /// (embeddings, final norm, lm_head) at the end. Data parallelism starts their all-reduce there.
+  using GradsReady = std::function<void(size_t offset, size_t count)>;
   /// Backward of the last forward for L = loss_scale · Σ loss (e.g. 1 / total target tokens):
-  /// parameter gradients accumulate (+=) into params().grad().
-  void backward(float loss_scale);
+  /// parameter gradients accumulate (+=) into params().grad(); `ready` (optional) hears of each
+  /// range whose gradients are final. Every float of the store is announced exactly once.
+  void backward(float loss_scale, const GradsReady& ready = nullptr);
   /// Logits [B·T, V] of the last forward (valid until backward()).
   const float* logits() const;
 
@@ -81,6 +87,7 @@ class Model {
   std::unique_ptr<InferScratch> infer_;
   std::vector<WorkCounters> counters_;
   MlaDecode mla_decode_ = MlaDecode::Absorbed;
+  std::vector<size_t> layer_begin_;  // [L + 1]: block il's parameters are [begin[il], begin[il+1])
 };
 
 }  // namespace llm0

@@ -17,7 +17,7 @@ BatchLoader::BatchLoader(std::vector<int32_t> tokens, int B, int T, uint64_t see
              "token stream has {} tokens, fewer than T + 1 = {} needed for one window",
              tokens_.size(), static_cast<int64_t>(T) + 1);
   state_.rng = seed;
-  state_.step = 0;
+  state_.windows = 0;
 }
 
 uint64_t BatchLoader::next_random() {
@@ -34,21 +34,28 @@ void BatchLoader::fill_row(Batch& batch, int row, size_t start) const {
   std::copy(src + 1, src + 1 + T, batch.targets.begin() + row * T);
 }
 
+size_t BatchLoader::next_start() {
+  // Starts are uniform in [0, range); rejection sampling removes the modulo bias.
+  const uint64_t range = tokens_.size() - static_cast<uint64_t>(T_);
+  const uint64_t limit = std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % range;
+  uint64_t r = next_random();
+  while (r >= limit) r = next_random();
+  ++state_.windows;
+  return static_cast<size_t>(r % range);
+}
+
 void BatchLoader::next(Batch& batch) {
   const size_t n = static_cast<size_t>(B_) * T_;
   batch.B = B_;
   batch.T = T_;
   batch.inputs.resize(n);
   batch.targets.resize(n);
-  // Starts are uniform in [0, range); rejection sampling removes the modulo bias.
-  const uint64_t range = tokens_.size() - static_cast<uint64_t>(T_);
-  const uint64_t limit = std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % range;
-  for (int b = 0; b < B_; ++b) {
-    uint64_t r = next_random();
-    while (r >= limit) r = next_random();
-    fill_row(batch, b, static_cast<size_t>(r % range));
-  }
-  ++state_.step;
+  for (int b = 0; b < B_; ++b) fill_row(batch, b, next_start());
+}
+
+void BatchLoader::skip(int64_t n) {
+  LLM0_CHECK(n >= 0, "cannot skip {} windows", n);
+  for (int64_t i = 0; i < n; ++i) next_start();
 }
 
 int64_t BatchLoader::num_eval_windows() const {

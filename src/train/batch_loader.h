@@ -19,10 +19,11 @@ struct Batch {
 };
 
 /// Everything that determines the next training batches: the RNG state (splitmix64) and the
-/// number of training batches drawn. Saving it and calling set_state() resumes exactly.
+/// number of training windows drawn (by next() or skip()). Saving it and calling set_state()
+/// resumes exactly, whatever batch size the resumed run uses: windows are drawn one at a time.
 struct BatchLoaderState {
   uint64_t rng = 0;
-  int64_t step = 0;
+  int64_t windows = 0;
 };
 
 class BatchLoader {
@@ -36,6 +37,9 @@ class BatchLoader {
   /// Deterministic from the seed and the number of batches drawn so far. Allocates only when
   /// `batch` is smaller than [B, T] (so reusing one Batch allocates once).
   void next(Batch& batch);
+  /// Training: draws n windows without reading them, exactly as next() would (data parallelism:
+  /// the windows of the other ranks). Throws llm0::Error if n < 0.
+  void skip(int64_t n);
 
   /// Evaluation: number of non-overlapping windows, (N - 1) / T; window w covers inputs
   /// stream[w*T, w*T + T) and targets stream[w*T + 1, w*T + T + 1).
@@ -56,6 +60,7 @@ class BatchLoader {
  private:
   void fill_row(Batch& batch, int row, size_t start) const;
   uint64_t next_random();
+  size_t next_start();  // start of the next training window
 
   std::vector<int32_t> tokens_;
   int B_, T_;

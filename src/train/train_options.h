@@ -21,11 +21,16 @@ struct TrainOptions {
   int warmup_steps = 50;
   double weight_decay = 0.1;
   double grad_clip = 1.0;  // max global L2 norm (0 = off)
-  int eval_every = 100, eval_batches = 8;  // validation loss every N steps over K batches
+  int eval_every = 100, eval_batches = 8;  // validation loss every N steps over K batches (per
+                                           // data-parallel rank)
   int checkpoint_every = 200;              // plus one at the end
   int log_every = 10;
   int stop_after = 0;      // stop (and checkpoint) after this many steps of this process, keeping
                            // the schedule: train in sessions with --resume (0 = off)
+  int check_sync_every = 100;  // data parallel: compare the ranks' parameters every N steps (and
+                               // at the end); 0 = only at the end
+  bool allreduce_buckets = false;  // data parallel: all-reduce per block during backward
+  std::string test_fault;  // tests only (data_parallel.h): "desync@STEP" or "die@STEP"
   uint64_t seed = 1337;    // init weights and batch sampling
   bool quiet = false;      // no progress lines (tests)
   bool overwrite = false;  // allow a fresh run in a directory that already holds one

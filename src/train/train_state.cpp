@@ -17,8 +17,10 @@ void save_train_state(const std::string& dir, const TrainState& s, const ParamSt
   const nlohmann::json j = {
       {"step", s.step}, {"total_steps", s.total_steps},
       {"loader_rng", std::to_string(s.loader.rng)},  // 64-bit: a string survives any JSON reader
-      {"loader_step", s.loader.step}, {"seed", std::to_string(s.seed)},
+      {"loader_windows", s.loader.windows}, {"seed", std::to_string(s.seed)},
       {"batch_size", s.batch_size}, {"seq_len", s.seq_len}, {"grad_accum", s.grad_accum},
+      {"ranks", s.ranks}, {"global_batch", s.global_batch()},
+      {"global_batch_tokens", s.global_batch() * s.seq_len},
       {"tokens_seen", s.tokens_seen}, {"optimizer_step", opt.step_count()}};
   const std::string text = j.dump(2) + "\n";
   AtomicFile f(dir + "/trainer_state.json");
@@ -42,14 +44,17 @@ TrainState load_train_state(const std::string& dir, const ParamStore& store, Ada
     j = nlohmann::json::parse(in);
     s.step = j.at("step").get<int>(), s.total_steps = j.at("total_steps").get<int>();
     s.loader.rng = std::stoull(j.at("loader_rng").get<std::string>());
-    s.loader.step = j.at("loader_step").get<int64_t>();
+    // Checkpoints before data parallelism counted batches ("loader_step", informational only).
+    s.loader.windows = j.contains("loader_windows") ? j.at("loader_windows").get<int64_t>() : 0;
     s.seed = std::stoull(j.at("seed").get<std::string>());
     s.batch_size = j.at("batch_size").get<int>(), s.seq_len = j.at("seq_len").get<int>();
     s.grad_accum = j.at("grad_accum").get<int>(), s.tokens_seen = j.at("tokens_seen").get<double>();
+    s.ranks = j.value("ranks", 1);  // absent before data parallelism: one process
   } catch (const std::exception& e) {
     LLM0_FAIL("cannot resume: {} is corrupt ({})", path, e.what());
   }
-  LLM0_CHECK(s.step >= 0 && s.step <= s.total_steps && s.batch_size > 0 && s.seq_len > 0,
+  LLM0_CHECK(s.step >= 0 && s.step <= s.total_steps && s.batch_size > 0 && s.seq_len > 0 &&
+                 s.grad_accum > 0 && s.ranks > 0,
              "cannot resume: {} has inconsistent step={} total_steps={}", path, s.step, s.total_steps);
   const SafetensorsFile f = read_safetensors(dir + "/optimizer.safetensors");
   for (const ParamInfo& p : store.params())

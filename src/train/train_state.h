@@ -1,6 +1,6 @@
 // Training state saved beside a checkpoint so `--resume` continues exactly:
-// trainer_state.json (step, schedule length, batch-loader RNG, seed, options that must not
-// change) and optimizer.safetensors (AdamW moments per parameter, PyTorch's state names
+// trainer_state.json (step, schedule length, batch-loader RNG, seed, batch shape, data-parallel
+// ranks and global batch) and optimizer.safetensors (AdamW moments per parameter, PyTorch's state names
 // "<param>.exp_avg" and "<param>.exp_avg_sq").
 #pragma once
 #include <cstdint>
@@ -19,7 +19,10 @@ struct TrainState {
   BatchLoaderState loader;
   uint64_t seed = 0;
   int batch_size = 0, seq_len = 0, grad_accum = 0;
-  double tokens_seen = 0;
+  int ranks = 1;            // data-parallel ranks of the session that wrote the state
+  double tokens_seen = 0;   // targets trained on, all ranks together
+  /// Sequences per optimizer step, all ranks together: batch_size × grad_accum × ranks.
+  int64_t global_batch() const { return (int64_t)batch_size * grad_accum * ranks; }
 };
 
 /// Writes trainer_state.json and optimizer.safetensors into directory `dir`.

@@ -35,41 +35,36 @@ double TrainerImpl::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-// One optimizer step: grad_accum micro-batches normalised by their total target count.
+// One optimizer step: this rank's grad_accum micro-batches of the global batch, gradients summed
+// over ranks and normalised by the global target count, then one clip and one AdamW step.
 double TrainerImpl::train_step(double lr) {
   ParamStore& p = model_->params();
-  p.zero_grad();
-  long total = 0;
-  for (Batch& b : micro_) {
-    loader_->next(b);
-    for (int32_t t : b.targets) total += t >= 0;
-  }
-  double loss_sum = 0;
-  for (Batch& b : micro_) {
-    loss_sum += model_->forward(b.inputs.data(), b.targets.data(), b.B, b.T);
-    model_->backward(1.0f / (float)total);
-  }
+  double targets = 0;
+  const double loss = dp_->step_gradients(*model_, *loader_, micro_, &targets);
   grad_norm_ = clip_grad_norm(p.grad(), p.size(), o_.grad_clip);
   opt_->step(p, lr);
-  state_.tokens_seen += (double)total;
-  return loss_sum / (double)total;
+  state_.tokens_seen += targets;
+  return loss;
 }
 
+// eval_batches validation batches per rank, dealt round-robin (rank r takes r, r + ranks, ...), so
+// 2 ranks x B and 1 process x 2B evaluate the same windows; sums and counts are added up.
 double TrainerImpl::evaluate() {
-  const int64_t n = std::min<int64_t>(o_.eval_batches, val_loader_->num_eval_batches());
-  double sum = 0;
-  long count = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  const int64_t n = std::min<int64_t>((int64_t)o_.eval_batches * dp_->ranks(),
+                                      val_loader_->num_eval_batches());
+  double sum = 0, count = 0;
+  for (int64_t i = dp_->rank(); i < n; i += dp_->ranks()) {
     val_loader_->eval_batch(i, eval_batch_);
     long c = 0;
     sum += model_->forward(eval_batch_.inputs.data(), eval_batch_.targets.data(), eval_batch_.B,
                            eval_batch_.T, &c);
-    count += c;
+    count += (double)c;
   }
-  return sum / (double)std::max(1L, count);
+  return dp_->sum(sum) / std::max(1.0, dp_->sum(count));
 }
 
 void TrainerImpl::log(const nlohmann::json& j) {
+  if (dp_->rank() != 0) return;  // one writer: rank 0
   std::ofstream(o_.out + "/metrics.jsonl", std::ios::app) << j.dump() << "\n";
 }
 
@@ -85,11 +80,37 @@ void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s)
 }
 
 void TrainerImpl::save_checkpoint_now() {
+  if (dp_->rank() != 0) return;  // every rank holds the same state; rank 0 writes it
   CheckpointWriter w(o_.out + "/checkpoint");
   write_model_files(*model_, w.path(""));
   tokenizer_->save(w.path("tokenizer.json"));
   save_train_state(w.path(""), state_, model_->params(), *opt_);
   w.commit();
+}
+
+// A progress line and a metrics record; with several ranks also the gradient all-reduce's time
+// per step since the last record (waiting for the slowest rank, then the transfer).
+void TrainerImpl::log_step(double loss, double lr, double tok_s) {
+  print_progress(state_.step, loss, lr, tok_s);
+  nlohmann::json j = {{"step", state_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm_},
+                      {"tokens_per_s", tok_s}, {"elapsed_s", seconds()},
+                      {"tokens_seen", state_.tokens_seen}};
+  const AllreduceStats& a = dp_->stats();
+  if (a.calls > 0) {
+    j["allreduce_bytes"] = a.bytes;
+    j["allreduce_ms"] = 1e3 * a.transfer_s / a.calls;
+    j["allreduce_wait_ms"] = 1e3 * a.wait_s / a.calls;
+    j["allreduce_gb_s"] = a.bytes * a.calls / std::max(1e-12, a.transfer_s) / 1e9;
+  }
+  dp_->reset_stats();
+  log(j);
+}
+
+// Whether this step ends the session; ranks agree (a time limit is read on every rank's clock).
+bool TrainerImpl::is_last_step() {
+  const bool timed_out = o_.time_limit_minutes > 0 && dp_->any(out_of_time());
+  return state_.step == state_.total_steps || timed_out ||
+         (o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after);
 }
 
 TrainSummary TrainerImpl::run() {
@@ -109,21 +130,21 @@ TrainSummary TrainerImpl::run() {
     loss = train_step(lr);
     state_.loader = loader_->state();
     ++state_.step;
-    const bool last = state_.step == state_.total_steps || out_of_time() ||
-                      (o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after);
+    dp_->apply_test_fault(state_.step, model_->params());
+    const bool last = is_last_step();
     if (state_.step % o_.log_every == 0 || last) {
       const double tok_s = (state_.tokens_seen - window_tok) / std::max(1e-9, seconds() - window_t);
       window_t = seconds(), window_tok = state_.tokens_seen;
-      print_progress(state_.step, loss, lr, tok_s);
-      log({{"step", state_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm_},
-           {"tokens_per_s", tok_s}, {"elapsed_s", seconds()}, {"tokens_seen", state_.tokens_seen}});
+      log_step(loss, lr, tok_s);
     }
+    if ((o_.check_sync_every > 0 && state_.step % o_.check_sync_every == 0) || last)
+      dp_->check_in_sync(model_->params(), "after step " + std::to_string(state_.step));
     if (state_.step % o_.eval_every == 0 || last) report_validation(val = evaluate());
     if (state_.step % o_.checkpoint_every == 0 || last) save_checkpoint_now();
     if (last) break;
   }
   if (std::isnan(val)) val = evaluate();
-  write_loss_curve(o_.out);
+  if (dp_->rank() == 0) write_loss_curve(o_.out);
   return summary(loss, val, state_.tokens_seen - tokens_at_start);
 }
 

@@ -13,6 +13,7 @@
 #include "tokenizer/tokenizer.h"
 #include "train/adamw.h"
 #include "train/batch_loader.h"
+#include "train/data_parallel.h"
 #include "train/train_options.h"
 #include "train/train_state.h"
 
@@ -28,11 +29,15 @@ class TrainerImpl {
   void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
   void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
   void check_output_dir() const;
+  void check_resume_batch();
+  uint64_t options_hash() const;
   int plan_total_steps();
   double train_step(double lr);
   double evaluate();
   void report_validation(double val);
   void log(const nlohmann::json& j);
+  void log_step(double loss, double lr, double tok_s);
+  bool is_last_step();
   void print_progress(int step, double loss, double lr, double tok_s);
   void save_checkpoint_now();
   bool out_of_time() const;
@@ -42,6 +47,7 @@ class TrainerImpl {
   void write_loss_curve(const std::string& dir) const;
 
   TrainOptions o_;
+  std::unique_ptr<DataParallel> dp_;  // ranks, this rank's share of each global batch
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
   std::unique_ptr<AdamW> opt_;

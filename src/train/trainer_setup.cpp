@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/threads.h"
 #include "io/checkpoint.h"
 #include "ledger/flops.h"
 #include "ledger/sgemm_peak.h"
@@ -29,6 +30,9 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
              "give --max-steps or --time-limit-minutes (both 0 means no end)");
   LLM0_CHECK(o_.lr > 0 && o_.min_lr >= 0 && o_.warmup_steps >= 0, "learning rates must be positive");
+  dp_ = std::make_unique<DataParallel>(o_.batch_size, o_.grad_accum, o_.test_fault,
+                                       o_.allreduce_buckets);
+  if (dp_->rank() != 0) o_.quiet = true;  // one voice: rank 0
   std::vector<std::string> train, val;
   load_corpus(train, val);
   setup_model_and_tokenizer(train);
@@ -36,11 +40,53 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
              "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
              model_->config().max_position_embeddings);
   setup_streams(train, val);
-  check_output_dir();
-  if (o_.resume.empty()) fs::remove(o_.out + "/metrics.jsonl");  // a fresh run starts a fresh log
-  peak_gflops_ = measure_sgemm_gflops(1024, 2);
+  if (dp_->rank() == 0) {  // only rank 0 writes (and its machine holds the run directory)
+    check_output_dir();
+    if (o_.resume.empty()) fs::remove(o_.out + "/metrics.jsonl");  // a fresh run starts a fresh log
+  }
+  // The peak of all ranks together (measured at once), the denominator of their joint MFU.
+  peak_gflops_ = dp_->sum(measure_sgemm_gflops(1024, 2));
   if (state_.total_steps == 0) state_.total_steps = plan_total_steps();
   state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
+  state_.ranks = dp_->ranks();
+  if (dp_->ranks() > 1 && !o_.quiet)
+    std::printf("data parallel: %d ranks x batch_size %d x grad_accum %d = global batch %lld "
+                "sequences (%lld tokens) per step; threads per rank: %d\n", dp_->ranks(),
+                o_.batch_size, o_.grad_accum, (long long)dp_->share().global_batch(),
+                (long long)dp_->share().global_batch() * o_.seq_len, num_threads());
+}
+
+// Resuming needs the same global batch (sequences per step) and seq_len; the split into ranks,
+// micro-batches and accumulation may change (the windows of a step are the same either way).
+void TrainerImpl::check_resume_batch() {
+  const RankShare& now = dp_->share();
+  const int64_t want = state_.global_batch();
+  std::string hint;
+  if (want % now.ranks != 0)
+    hint = format(" ({} sequences cannot be split over {} ranks: use a number of ranks that divides it)",
+                  want, now.ranks);
+  else
+    hint = format(" (with {} ranks: batch_size x grad_accum = {})", now.ranks, want / now.ranks);
+  LLM0_CHECK(state_.seq_len == o_.seq_len && want == now.global_batch(),
+             "--resume: the checkpoint was trained with seq_len={} and a global batch of {} sequences "
+             "(batch_size {} x grad_accum {} x {} ranks); this run has seq_len={} and {} (batch_size {} "
+             "x grad_accum {} x {} ranks). Keep seq_len and the global batch{}", state_.seq_len, want,
+             state_.batch_size, state_.grad_accum, state_.ranks, o_.seq_len, now.global_batch(),
+             now.batch_size, now.grad_accum, now.ranks, hint);
+  if (!o_.quiet && (state_.batch_size != now.batch_size || state_.ranks != now.ranks))
+    std::printf("note: resuming a run of %d ranks x batch_size %d x grad_accum %d as %d ranks x "
+                "batch_size %d x grad_accum %d (the same global batch of %lld sequences)\n",
+                state_.ranks, state_.batch_size, state_.grad_accum, now.ranks, now.batch_size,
+                now.grad_accum, (long long)want);
+}
+
+// What every rank must agree on besides data and weights (checked by check_same_start).
+uint64_t TrainerImpl::options_hash() const {
+  const std::string s = format("{} {} {} {} {} {} {} {} {} {} {} {} {}", o_.batch_size, o_.seq_len,
+                               o_.grad_accum, o_.lr, o_.min_lr, o_.warmup_steps, o_.weight_decay,
+                               o_.grad_clip, o_.eval_every, o_.eval_batches, state_.step,
+                               state_.total_steps, state_.seed);
+  return hash_bits(s.data(), s.size());
 }
 
 void TrainerImpl::load_corpus(std::vector<std::string>& train, std::vector<std::string>& val) const {
@@ -63,10 +109,7 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
     tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(dir + "/tokenizer.json"));
     opt_ = std::make_unique<AdamW>(model_->params(), AdamWConfig{0.9, 0.95, 1e-8, o_.weight_decay});
     state_ = load_train_state(dir, model_->params(), *opt_);
-    LLM0_CHECK(state_.batch_size == o_.batch_size && state_.seq_len == o_.seq_len &&
-                   state_.grad_accum == o_.grad_accum,
-               "--resume: the checkpoint was trained with batch_size={} seq_len={} grad_accum={}; "
-               "pass the same values", state_.batch_size, state_.seq_len, state_.grad_accum);
+    check_resume_batch();
     LLM0_CHECK(o_.max_steps == 0 || o_.max_steps > state_.step,
                "--resume: the checkpoint is already at step {}; --max-steps {} leaves nothing to do",
                state_.step, o_.max_steps);
@@ -125,6 +168,7 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
   if (!o_.quiet)
     std::printf("corpus: %zu train documents (%zu tokens), %zu validation documents (%zu tokens)\n",
                 train.size(), ts.size(), val.size(), vs.size());
+  dp_->check_same_start(model_->params(), ts, options_hash());
   loader_ = std::make_unique<BatchLoader>(std::move(ts), o_.batch_size, o_.seq_len, state_.seed);
   val_loader_ = std::make_unique<BatchLoader>(std::move(vs), o_.batch_size, o_.seq_len, state_.seed);
   if (!o_.resume.empty()) loader_->set_state(state_.loader);
@@ -158,6 +202,7 @@ int TrainerImpl::plan_total_steps() {
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   model_->params().zero_grad();
+  best = dp_->max(best);  // every rank plans the same number of steps: the slowest rank's
   const double step_s = best * o_.grad_accum * 1.08;  // + optimizer and data
   const double eval_s = best / 3 * o_.eval_batches / o_.eval_every;
   const int steps = (int)(o_.time_limit_minutes * 60 * 0.9 / (step_s + eval_s));

@@ -1,12 +1,29 @@
 // `llm0 train --config CONFIG.json --data CORPUS --out DIR [...]`: train from random weights (or
 // --resume) with AdamW, printing progress, validation loss and MFU. See src/train/trainer.h.
+// `mpirun -np N llm0 train ...` trains one model data-parallel (src/train/data_parallel.h).
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 
 #include "common.h"
+#include "core/comm.h"
+#include "core/threads.h"
 #include "train/trainer.h"
 
 namespace llm0::cli {
+
+namespace {
+// Under mpirun without --threads, each rank takes its share of the machine (as torchrun's
+// OMP_NUM_THREADS): the cores it is bound to, else the machine's cores / ranks on this machine.
+void default_threads_per_rank() {
+  if (threads_option() != 0 || comm::size() == 1) return;
+  const int procs = omp_get_num_procs(), cores = (int)std::thread::hardware_concurrency();
+  set_num_threads(procs < cores ? procs : std::max(1, cores / comm::local_size()));
+}
+}  // namespace
 
 void register_train(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a model from zero (or --resume) on a corpus");
@@ -27,17 +44,22 @@ void register_train(CLI::App& app) {
   cmd->add_option("--weight-decay", o.weight_decay, "AdamW decoupled weight decay (2-D weights only)")->capture_default_str();
   cmd->add_option("--grad-clip", o.grad_clip, "Clip the global gradient norm to this (0 = off)")->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "Validation every N steps")->capture_default_str();
-  cmd->add_option("--eval-batches", o.eval_batches, "Validation batches per evaluation")->capture_default_str();
+  cmd->add_option("--eval-batches", o.eval_batches, "Validation batches per evaluation (per rank under mpirun)")->capture_default_str();
   cmd->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (and at the end)")->capture_default_str();
   cmd->add_option("--log-every", o.log_every, "Progress line every N steps")->capture_default_str();
   cmd->add_option("--stop-after", o.stop_after, "Stop after N steps of this run, keeping the schedule (continue with --resume)")->capture_default_str();
+  cmd->add_option("--check-sync-every", o.check_sync_every, "Data parallel: check every N steps that all ranks hold identical parameters (0 = only at the end)")->capture_default_str();
+  cmd->add_flag("--allreduce-buckets", o.allreduce_buckets, "Data parallel: all-reduce each block's gradients during the backward of the earlier blocks (MPI_Iallreduce)");
+  cmd->add_option("--test-fault", o.test_fault, "Tests only: desync@STEP or die@STEP on the last rank")->group("");
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
   add_threads_option(cmd);
   cmd->callback([] {
+    default_threads_per_rank();
     Trainer trainer(o);
     const TrainSummary s = trainer.run();
+    if (comm::rank() != 0) return;
     std::printf("done: %d/%d steps, %zu parameters | train loss %.4f | validation loss %.4f "
                 "(perplexity %.2f) vs unigram baseline %.4f | %.0f tok/s | MFU %.1f%%\n",
                 s.steps, s.total_steps, s.parameters, s.final_train_loss, s.final_val_loss,

@@ -13,6 +13,8 @@ namespace llm0::cli {
 /// Adds `--threads N` (default 0 = all cores) to `cmd`; the value is applied before the callback
 /// runs (OpenMP and OpenBLAS share it). A negative N is refused with a short message.
 void add_threads_option(CLI::App* cmd);
+/// The --threads value given (0 = the default, all cores).
+int threads_option();
 
 /// Adds `--mla-decode absorbed|expanded` (default absorbed) to `cmd`: the decode form of
 /// multi-head latent attention layers (ignored by other models).

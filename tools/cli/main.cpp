@@ -1,6 +1,7 @@
 // llm0 command-line program: main() registers one subcommand per file in tools/cli/ and turns
-// every llm0::Error (or other exception) into a message on stderr and exit status 1. The source
-// location of an llm0::Error is printed only under LLM0_DEBUG=1 or in a debug build.
+// every llm0::Error (or other exception) into a message on stderr and exit status 1 (under mpirun
+// with several ranks: the message names the rank and the whole job is aborted, so no rank hangs).
+// The source location of an llm0::Error is printed only under LLM0_DEBUG=1 or in a debug build.
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
@@ -9,11 +10,14 @@
 
 #include "common.h"
 #include "core/check.h"
+#include "core/comm.h"
 #include "core/threads.h"
 
 namespace llm0::cli {
 
 static int g_threads = 0;
+
+int threads_option() { return g_threads; }
 
 void add_threads_option(CLI::App* cmd) {
   cmd->add_option("--threads", g_threads, "Threads for OpenMP loops and OpenBLAS (0 = all cores)")
@@ -89,8 +93,16 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "llm0: error: %s\n", e.what());
     return 1;
   } catch (const std::exception& e) {
+    if (llm0::comm::several_ranks()) {  // the others may wait in a collective: end the whole job
+      std::fprintf(stderr, "llm0: error (rank %d of %d): %s\n", llm0::comm::rank(),
+                   llm0::comm::size(), e.what());
+      std::fflush(stderr);
+      llm0::comm::abort(1);
+    }
     std::fprintf(stderr, "llm0: error: %s\n", e.what());
+    llm0::comm::finalize();
     return 1;
   }
+  llm0::comm::finalize();
   return 0;
 }
