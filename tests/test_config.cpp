@@ -94,6 +94,11 @@ TEST(Config, SlidingLayersFollowEachFamilysRule) {
   j = base(), j["num_hidden_layers"] = 4, j["model_type"] = "qwen2", j["sliding_window"] = 9;
   j["use_sliding_window"] = false, j["max_window_layers"] = 1;  // Qwen2 default: off
   EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FFFF");
+  j.erase("use_sliding_window");  // HF Qwen2Config: use_sliding_window defaults to false
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FFFF");
+  j["use_sliding_window"] = true, j.erase("max_window_layers");  // max_window_layers defaults to 28
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FFFF");
+  j["max_window_layers"] = 1;
   j["use_sliding_window"] = true;  // layers il >= max_window_layers slide
   const ModelConfig q2 = ModelConfig::from_json(j);
   EXPECT_EQ(kinds(q2, 9), "FSSS");
@@ -151,6 +156,20 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   expect_error(j, "layer 1 has routed experts");
   j = base(), j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16;
   expect_error(j, "qk_nope_head_dim");
+  // Every MLA size is checked by name (a negative or zero rank used to reach the allocator).
+  const nlohmann::json ok = ModelConfig::from_json(
+      nlohmann::json::parse(R"({"vocab_size": 100, "hidden_size": 64, "intermediate_size": 96,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 128,
+        "rms_norm_eps": 1e-6, "rope_theta": 1e4, "model_type": "deepseek_v2", "kv_lora_rank": 16,
+        "qk_nope_head_dim": 12, "qk_rope_head_dim": 8, "v_head_dim": 10})")).to_json();
+  const std::pair<const char*, nlohmann::json> bad[] = {
+      {"kv_lora_rank", -8}, {"kv_lora_rank", 0}, {"v_head_dim", -5}, {"qk_rope_head_dim", 3},
+      {"q_lora_rank", -1}, {"n_routed_experts", -1}, {"moe_layer_freq", 0},
+      {"rope_interleave", false}};
+  for (const auto& [key, value] : bad) {
+    j = ok, j[key] = value;
+    expect_error(j, key);
+  }
   j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
   j["rope_scaling"] = {{"type", "yarn"}, {"factor", 40}};
   expect_error(j, "rope_scaling");

@@ -133,6 +133,12 @@ TEST(ModelCache, WindowAtLeastTheSequenceEqualsFullAttention) {
   EXPECT_GT(diff_last, 1e-3);
 }
 
+// A window far wider than the positions (2^31 − 1 with max_position_embeddings 64) allocates for
+// the positions, not the window, and equals full attention.
+TEST(ModelCache, HugeWindowIsBoundedByThePositions) {
+  check_config(sliding_config(2147483647, {1, 1}, true), "W = 2^31 - 1", 20);
+}
+
 // An all-sliding model holds W positions, but its positions still end at the cache capacity
 // (max_position_embeddings or --max-context): the next token is refused with a clear message.
 TEST(ModelCache, SlidingModelStopsAtThePositionLimit) {

@@ -50,7 +50,7 @@ struct Fixture {
   // Common options of every run: 5 steps of [B, 24], all metrics logged.
   std::string args(const std::string& out) const {
     return "train --config " + config + " --data " + corpus + " --tokenizer " + tokenizer +
-           " --out " + out + " --seq-len 24 --max-steps 5 --lr 1e-2 --warmup-steps 1 --seed 3"
+           " --out " + out + " --seq-len 24 --max-steps 5 --lr 1e-3 --warmup-steps 1 --seed 3"
            " --log-every 1 --eval-every 5 --eval-batches 2 --threads 1";
   }
 };

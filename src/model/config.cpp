@@ -74,16 +74,34 @@ bool is_deepseek(const std::string& t) { return t == "deepseek_v2" || t == "deep
 
 // DeepSeek's MLA fields; routed experts (the MoE issue) are refused on any layer that has them:
 // layer i is MoE iff n_routed_experts, i >= first_k_dense_replace and i % moe_layer_freq == 0.
+// A required MLA size: an integer > 0 (the message names the field).
+int mla_size(const nlohmann::json& j, const char* key, const std::string& src) {
+  const int v = get_field<int>(j, key, src);
+  LLM0_CHECK(v > 0, "{}: {}={} must be > 0", src, key, v);
+  return v;
+}
+
 MlaConfig read_mla(const nlohmann::json& j, int L, const std::string& src) {
   MlaConfig m;
   m.q_lora_rank = get_or<int>(j, "q_lora_rank", 0, src);
-  m.kv_lora_rank = get_field<int>(j, "kv_lora_rank", src);
-  m.qk_nope_head_dim = get_field<int>(j, "qk_nope_head_dim", src);
-  m.qk_rope_head_dim = get_field<int>(j, "qk_rope_head_dim", src);
-  m.v_head_dim = get_field<int>(j, "v_head_dim", src);
+  LLM0_CHECK(m.q_lora_rank >= 0, "{}: q_lora_rank={} must be >= 0 (null or 0: no query "
+             "compression)", src, m.q_lora_rank);
+  m.kv_lora_rank = mla_size(j, "kv_lora_rank", src);
+  m.qk_nope_head_dim = mla_size(j, "qk_nope_head_dim", src);
+  m.qk_rope_head_dim = mla_size(j, "qk_rope_head_dim", src);
+  LLM0_CHECK(m.qk_rope_head_dim % 2 == 0, "{}: qk_rope_head_dim={} must be even (RoPE rotates "
+             "pairs)", src, m.qk_rope_head_dim);
+  m.v_head_dim = mla_size(j, "v_head_dim", src);
+  // HF DeepseekV3Config.rope_interleave (default true); the rotate-half form is not implemented.
+  LLM0_CHECK(get_or<bool>(j, "rope_interleave", true, src), "{}: rope_interleave=false (RoPE in "
+             "the rotate-half layout) is not supported for MLA; llm0 uses DeepSeek's interleaved "
+             "pairs", src);
   const int experts = get_or<int>(j, "n_routed_experts", 0, src);
   const int first_dense = get_or<int>(j, "first_k_dense_replace", 0, src);
   const int freq = get_or<int>(j, "moe_layer_freq", 1, src);
+  LLM0_CHECK(experts >= 0 && first_dense >= 0 && freq > 0, "{}: n_routed_experts={} and "
+             "first_k_dense_replace={} must be >= 0, moe_layer_freq={} > 0", src, experts,
+             first_dense, freq);
   for (int il = 0; il < L && experts > 0; ++il)
     LLM0_CHECK(il < first_dense || (freq > 0 && il % freq != 0),
                "{}: layer {} has routed experts (n_routed_experts={}, first_k_dense_replace={}): "

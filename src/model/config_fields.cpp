@@ -119,11 +119,15 @@ std::vector<std::string> resolve_layer_types(const ConfigFields& f, int64_t L) {
   if (f.has("sliding_window") && f.text_or_empty("model_type") == "gemma2")
     return periodic(L, 2, "full_attention", "sliding_attention");
   std::vector<std::string> types(static_cast<size_t>(L), "full_attention");
-  // Mistral: sliding_window alone slides every layer; Qwen2/3 gate it with use_sliding_window
-  // and let only layers il >= max_window_layers slide.
-  if (f.has("sliding_window") && f.flag_or("use_sliding_window", true)) {
-    const int64_t first =
-        f.has("use_sliding_window") ? f.non_negative_or("max_window_layers", 0) : 0;
+  // Mistral (and other configs with sliding_window alone): every layer slides. Qwen2/3 gate it
+  // with use_sliding_window (HF default false) and slide layers il >= max_window_layers (HF
+  // default 28).
+  const std::string t = f.text_or_empty("model_type");
+  const bool qwen = t.rfind("qwen2", 0) == 0 || t.rfind("qwen3", 0) == 0;
+  if (f.has("sliding_window") && f.flag_or("use_sliding_window", !qwen)) {
+    const int64_t first = qwen || f.has("use_sliding_window")
+                              ? f.non_negative_or("max_window_layers", qwen ? 28 : 0)
+                              : 0;
     for (int64_t il = first; il < L; ++il) types[static_cast<size_t>(il)] = "sliding_attention";
   }
   return types;

@@ -128,7 +128,9 @@ void InferScratch::ensure(const ModelConfig& c, int n, int ctx, int capacity) {
       a.attn = arena.take(R * HD);
       a.rstd = arena.take(R * (size_t)(c.num_attention_heads + c.num_key_value_heads));
       // Sliding layers gather W − 1 cached positions before the new ones.
-      const size_t win = c.sliding_window > 0 ? (size_t)c.sliding_window - 1 + R : 0;
+      // (a window wider than the positions holds at most max_position_embeddings − 1 of them)
+      const size_t W = (size_t)std::min(c.sliding_window, c.max_position_embeddings);
+      const size_t win = c.sliding_window > 0 ? W - 1 + R : 0;
       a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
     }
     b.mlp.gate = arena.take(R * F), b.mlp.up = arena.take(R * F), b.mlp.h = arena.take(R * F);

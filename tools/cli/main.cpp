@@ -27,6 +27,20 @@ void add_threads_option(CLI::App* cmd) {
   cmd->parse_complete_callback([] { llm0::set_num_threads(g_threads); });
 }
 
+// Prints `message` as the error and ends the program: exit status 1, or under mpirun with several
+// ranks the whole job (the other ranks may wait in a collective), the message naming the rank.
+int fail(const std::string& message) {
+  if (llm0::comm::several_ranks()) {
+    std::fprintf(stderr, "llm0: error (rank %d of %d): %s\n", llm0::comm::rank(),
+                 llm0::comm::size(), message.c_str());
+    std::fflush(stderr);
+    llm0::comm::abort(1);
+  }
+  std::fprintf(stderr, "llm0: error: %s\n", message.c_str());
+  llm0::comm::finalize();
+  return 1;
+}
+
 // One per subcommand file (tools/cli/cmd_<name>.cpp).
 void register_forward(CLI::App& app);
 void register_train(CLI::App& app);
@@ -87,21 +101,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const llm0::Error& e) {
-    if (llm0::cli::show_error_location() && !e.where().empty())
-      std::fprintf(stderr, "llm0: error: %s: %s\n", e.where().c_str(), e.what());
-    else
-      std::fprintf(stderr, "llm0: error: %s\n", e.what());
-    return 1;
+    const bool at = llm0::cli::show_error_location() && !e.where().empty();
+    return llm0::cli::fail(at ? e.where() + ": " + e.what() : std::string(e.what()));
   } catch (const std::exception& e) {
-    if (llm0::comm::several_ranks()) {  // the others may wait in a collective: end the whole job
-      std::fprintf(stderr, "llm0: error (rank %d of %d): %s\n", llm0::comm::rank(),
-                   llm0::comm::size(), e.what());
-      std::fflush(stderr);
-      llm0::comm::abort(1);
-    }
-    std::fprintf(stderr, "llm0: error: %s\n", e.what());
-    llm0::comm::finalize();
-    return 1;
+    return llm0::cli::fail(e.what());
   }
   llm0::comm::finalize();
   return 0;
