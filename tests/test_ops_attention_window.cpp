@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "core/threads.h"
 #include "ops/attention.h"
 #include "ops/ref/ref_attention.h"
 #include "test_util.h"
@@ -226,6 +227,33 @@ TEST(OpsAttentionWindow, ConstantValuesNameTheKvHeadInSlidingLayers) {
         for (int c = 0; c < Dv; ++c)
           EXPECT_NEAR(out[((size_t)t * H + h) * Dv + c], h / (H / Hkv) + 1, 1e-5) << t << " " << h;
   }
+}
+
+// Decode with more threads than (b, KV head) pairs: the group's query rows are split among the
+// threads (uneven splits: group 5 over 2 and 3 threads); same results as the double reference.
+TEST(OpsAttentionWindow, DecodeSplitAcrossThreadsMatchesReference) {
+  const int saved = num_threads();
+  for (int threads : {2, 3})
+    for (const auto& [H, Hkv] : {std::pair{8, 1}, std::pair{5, 1}, std::pair{6, 2}}) {
+      set_num_threads(threads);
+      AttentionDims d = make(1, 1, 3000, H, Hkv, 20, 12, 2999, 0);
+      std::mt19937 rng(41);
+      const std::vector<float> sinks = rand_vec((size_t)H, rng, -1.0f, 1.0f);
+      d.sinks = sinks.data();
+      SCOPED_TRACE(describe(d) + format(" threads={}", threads));
+      const auto q = rand_vec((size_t)H * d.D, rng, -2, 2);
+      const auto k = rand_vec((size_t)d.Tk * Hkv * d.D, rng, -2, 2);
+      const auto v = rand_vec((size_t)d.Tk * Hkv * d.Dv, rng);
+      std::vector<float> out((size_t)H * d.Dv), lse((size_t)H);
+      attention_forward(out.data(), lse.data(), q.data(), k.data(), v.data(), d);
+      std::vector<double> out_r(out.size()), lse_r(lse.size());
+      const auto qd = to_double(q), kd = to_double(k), vd = to_double(v), sd = to_double(sinks);
+      ref::attention_forward(out_r.data(), lse_r.data(), qd.data(), kd.data(), vd.data(), d,
+                             sd.data());
+      EXPECT_TRUE(all_close(out, out_r, 1e-5, 1e-5, "out", {H, d.Dv}));
+      EXPECT_TRUE(all_close(lse, lse_r, 1e-5, 1e-5, "lse", {H}));
+    }
+  set_num_threads(saved);
 }
 
 TEST(OpsAttentionWindow, NegativeWindowThrows) {
