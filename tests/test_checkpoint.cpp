@@ -14,6 +14,7 @@
 #include "io/safetensors.h"
 #include "model/init.h"
 #include "model_fixtures.h"
+#include "test_util.h"
 
 using namespace llm0;
 using namespace llm0::testing_fixtures;
@@ -21,11 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string temp_dir(const std::string& name) {
-  const std::string d = ::testing::TempDir() + "llm0_ckpt_" + std::to_string(::getpid()) + "_" + name;
-  fs::remove_all(d);
-  return d;
-}
+std::string temp_dir(const std::string& name) { return test::fresh_temp_path("ckpt", name); }
 
 std::vector<float> logits_of(Model& m, const std::vector<int>& tokens) {
   std::vector<int> t((size_t)tokens.size(), -1);

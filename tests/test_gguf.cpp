@@ -19,6 +19,7 @@
 #include "model_fixtures.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/tokenizer.h"
+#include "test_util.h"
 
 using namespace llm0;
 using namespace llm0::testing_fixtures;
@@ -26,11 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-  const std::string p = ::testing::TempDir() + "llm0_gguf_" + std::to_string(::getpid()) + "_" + name;
-  fs::remove_all(p);
-  return p;
-}
+std::string temp_path(const std::string& name) { return test::fresh_temp_path("gguf", name); }
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -26,11 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string tmp(const std::string& name) {
-  const std::string d = ::testing::TempDir() + "llm0_mpi_" + std::to_string(::getpid()) + "_" + name;
-  fs::remove_all(d);
-  return d;
-}
+std::string tmp(const std::string& name) { return test::fresh_temp_path("mpi", name); }
 
 // 400 poems, a tiny GQA config and a tokenizer trained once (so no run trains its own).
 struct Fixture {

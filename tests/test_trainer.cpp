@@ -13,17 +13,14 @@
 #include "io/checkpoint.h"
 #include "train/corpus.h"
 #include "train/trainer.h"
+#include "test_util.h"
 
 using namespace llm0;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string tmp(const std::string& name) {
-  const std::string d = ::testing::TempDir() + "llm0_train_" + std::to_string(::getpid()) + "_" + name;
-  fs::remove_all(d);
-  return d;
-}
+std::string tmp(const std::string& name) { return test::fresh_temp_path("train", name); }
 
 // 400 Tang/Song poems as blank-line separated text, and a tiny GQA config.
 struct Fixture {

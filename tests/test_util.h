@@ -4,8 +4,11 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <string>
@@ -124,6 +127,15 @@ std::vector<double> fd_grad(std::vector<double>& x, F&& loss, double h = 1e-5) {
 /// (a zero-mean r hides bugs that drop a constant term).
 inline std::vector<float> upstream(size_t n, std::mt19937& rng) {
   return rand_vec(n, rng, -0.5f, 1.5f);
+}
+
+/// A fresh path under the test temp directory, "<TempDir>llm0_<suite>_<pid>_<name>", with
+/// anything already there removed (one per process, so parallel ctest runs never collide).
+inline std::string fresh_temp_path(const std::string& suite, const std::string& name) {
+  const std::string p = ::testing::TempDir() + "llm0_" + suite + "_" + std::to_string(::getpid()) +
+                        "_" + name;
+  std::filesystem::remove_all(p);
+  return p;
 }
 
 /// Gradient tolerances for fast float backward vs double finite differences.
