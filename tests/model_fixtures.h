@@ -61,6 +61,44 @@ inline ModelConfig mla_model_config(int q_lora_rank) {
   return c;
 }
 
+/// Mixture-of-experts rows on tiny_config's sizes (hidden 28, F 44, 2 layers), one per family,
+/// with E, K, Fe, Fs all different from the other sizes:
+///   qwen3_moe: layer 0 dense (mlp_only_layers), layer 1 MoE, E 5, K 2, renormalised, aux loss;
+///   qwen2_moe: both MoE, E 6, K 2, Fe 10, gated shared expert Fs 18, not renormalised;
+///   deepseek_v2: MLA, layer 0 dense (first_k_dense_replace 1), E 6, K 2, group_limited_greedy
+///     (3 groups, 2 kept), × 1.5, one shared expert;
+///   deepseek_v3: MLA with q_lora_rank, both MoE, sigmoid, noaux_tc (4 groups, 2 kept), E 8, K 3,
+///     renormalised, × 2.5, two shared experts, bias-update balancing.
+inline ModelConfig moe_model_config(const std::string& family) {
+  ModelConfig c = family == "qwen3_moe" ? tiny_config(Heads::GQA, PositionKind::Rope, 1.0, true)
+                  : family == "qwen2_moe" ? tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false)
+                  : mla_model_config(family == "deepseek_v3" ? 9 : 0);
+  c.model_type = family;
+  MoeConfig& m = c.moe;
+  for (LayerConfig& l : c.layers.empty() ? (c.layers.assign(2, LayerConfig{}), c.layers) : c.layers)
+    l.ffn = FfnKind::Moe;
+  if (family == "qwen3_moe") {
+    m.num_experts = 5, m.num_experts_per_tok = 2, m.moe_intermediate_size = 12, m.norm_topk_prob = true;
+    m.mlp_only_layers = {0}, m.balance = MoeBalance::AuxLoss, m.router_aux_loss_coef = 0.05;
+    c.layers[0].ffn = FfnKind::Mlp;
+  } else if (family == "qwen2_moe") {
+    m.num_experts = 6, m.num_experts_per_tok = 2, m.moe_intermediate_size = 10;
+    m.shared_expert_intermediate_size = 18, m.shared_expert_gate = true;
+  } else if (family == "deepseek_v2") {
+    m.num_experts = 6, m.num_experts_per_tok = 2, m.moe_intermediate_size = 10;
+    m.topk_method = MoeTopk::GroupLimitedGreedy, m.n_group = 3, m.topk_group = 2;
+    m.routed_scaling_factor = 1.5, m.n_shared_experts = 1, m.shared_expert_intermediate_size = 10;
+    m.first_k_dense_replace = 1, c.layers[0].ffn = FfnKind::Mlp;
+  } else {
+    m.num_experts = 8, m.num_experts_per_tok = 3, m.moe_intermediate_size = 6;
+    m.scoring = MoeScoring::Sigmoid, m.topk_method = MoeTopk::NoauxTc, m.n_group = 4, m.topk_group = 2;
+    m.norm_topk_prob = true, m.routed_scaling_factor = 2.5, m.n_shared_experts = 2;
+    m.shared_expert_intermediate_size = 12, m.balance = MoeBalance::BiasUpdate;
+  }
+  c.validate();
+  return c;
+}
+
 /// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1)).
 inline void random_weights(Model& m, unsigned seed, double sd = 0.25) {
   std::mt19937 rng(seed);

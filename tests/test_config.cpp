@@ -133,8 +133,7 @@ TEST(Config, WhatTheEngineCannotRunIsRefusedByName) {
   expect_error(j, "attention_sinks");
 }
 
-// deepseek_v2 / v3: MLA sizes read verbatim, dense configs run, routed experts refused by layer,
-// YaRN rope_scaling refused.
+// deepseek_v2 / v3: MLA sizes read verbatim, dense configs run, YaRN rope_scaling refused.
 TEST(Config, DeepSeekLatentAttentionConfigs) {
   nlohmann::json j = base();
   j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16, j["qk_nope_head_dim"] = 12;
@@ -150,10 +149,10 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   EXPECT_EQ(back.layer(0).kind, LayerKind::LatentAttention);
   j["q_lora_rank"] = 24, j["model_type"] = "deepseek_v3";
   EXPECT_EQ(ModelConfig::from_json(j).mla.q_lora_rank, 24);
-  j["n_routed_experts"] = 8, j["first_k_dense_replace"] = 2;  // both layers dense: runs
-  EXPECT_NO_THROW(ModelConfig::from_json(j));
-  j["first_k_dense_replace"] = 1;  // layer 1 has experts
-  expect_error(j, "layer 1 has routed experts");
+  j["n_routed_experts"] = 8, j["first_k_dense_replace"] = 2;  // both layers dense
+  EXPECT_EQ(ModelConfig::from_json(j).layer(1).ffn, FfnKind::Mlp);
+  j["first_k_dense_replace"] = 1;  // layer 1 has experts, which need their sizes
+  expect_error(j, "num_experts_per_tok");
   j = base(), j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16;
   expect_error(j, "qk_nope_head_dim");
   // Every MLA size is checked by name (a negative or zero rank used to reach the allocator).
@@ -186,7 +185,7 @@ TEST(Config, EveryReferenceConfigIsRunOrRefusedByName) {
       {"deepseek-v3.json", "rope_scaling"},
       {"llama-3-8b.json", ""},
       {"mistral-7b-v0.1.json", ""},
-      {"qwen3-30b-a3b.json", "model_type \"qwen3_moe\""},
+      {"qwen3-30b-a3b.json", ""},
       {"qwen3-8b.json", ""},
       {"qwen3-next-80b-a3b.json", "model_type \"qwen3_next\""},
   };
@@ -204,6 +203,11 @@ TEST(Config, EveryReferenceConfigIsRunOrRefusedByName) {
       if (name == "mistral-7b-v0.1.json") {
         EXPECT_EQ(c.layer(0).sliding_window, 4096);
       }
+      if (name == "qwen3-30b-a3b.json") {  // every layer MoE: 128 experts, top 8, renormalised
+        EXPECT_EQ(c.layer(47).ffn, FfnKind::Moe);
+        EXPECT_EQ(c.moe.num_experts, 128);
+        EXPECT_TRUE(c.moe.norm_topk_prob);
+      }
     } catch (const Error& e) {
       EXPECT_NE(refusal, "") << "refused: " << e.what();
       EXPECT_NE(std::string(e.what()).find(refusal), std::string::npos) << e.what();
@@ -211,4 +215,59 @@ TEST(Config, EveryReferenceConfigIsRunOrRefusedByName) {
     }
   }
   EXPECT_EQ(seen, expected.size());
+}
+
+// Which layers are MoE, by family (HF rules, verbatim fields), and the router fields.
+TEST(Config, MixtureOfExpertsLayersAndRouterFields) {
+  nlohmann::json j = base();
+  j["num_hidden_layers"] = 6, j["model_type"] = "qwen3_moe", j["num_experts"] = 8;
+  j["num_experts_per_tok"] = 2, j["moe_intermediate_size"] = 24, j["decoder_sparse_step"] = 2;
+  j["mlp_only_layers"] = {3};
+  ModelConfig c = ModelConfig::from_json(j);
+  // (i + 1) % 2 == 0 and i not in mlp_only_layers: layers 1 and 5 (3 is listed as dense).
+  for (int il = 0; il < 6; ++il)
+    EXPECT_EQ(c.layer(il).ffn, il == 1 || il == 5 ? FfnKind::Moe : FfnKind::Mlp) << il;
+  EXPECT_TRUE(c.use_qk_norm);
+  EXPECT_EQ(c.moe.shared_expert_intermediate_size, 0);
+  EXPECT_FALSE(c.moe.norm_topk_prob);  // HF Qwen3MoeConfig default
+  ModelConfig back = ModelConfig::from_json(c.to_json());
+  for (int il = 0; il < 6; ++il) EXPECT_EQ(back.layer(il).ffn, c.layer(il).ffn) << il;
+  j["model_type"] = "qwen2_moe", j["shared_expert_intermediate_size"] = 40;
+  c = ModelConfig::from_json(j);
+  EXPECT_TRUE(c.moe.shared_expert_gate);
+  EXPECT_TRUE(c.qkv_bias());
+  EXPECT_FALSE(c.o_bias());
+  // DeepSeek: i >= first_k_dense_replace and i % moe_layer_freq == 0; V3 defaults sigmoid/noaux_tc.
+  j = base();
+  j["num_hidden_layers"] = 6, j["model_type"] = "deepseek_v3", j["kv_lora_rank"] = 16;
+  j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
+  j["n_routed_experts"] = 8, j["num_experts_per_tok"] = 3, j["moe_intermediate_size"] = 20;
+  j["n_shared_experts"] = 2, j["first_k_dense_replace"] = 1, j["moe_layer_freq"] = 2;
+  j["n_group"] = 4, j["topk_group"] = 2, j["routed_scaling_factor"] = 2.5;
+  c = ModelConfig::from_json(j);
+  for (int il = 0; il < 6; ++il)
+    EXPECT_EQ(c.layer(il).ffn, il == 2 || il == 4 ? FfnKind::Moe : FfnKind::Mlp) << il;
+  EXPECT_EQ(c.moe.scoring, MoeScoring::Sigmoid);
+  EXPECT_EQ(c.moe.topk_method, MoeTopk::NoauxTc);
+  EXPECT_TRUE(c.moe.norm_topk_prob);
+  EXPECT_EQ(c.moe.shared_expert_intermediate_size, 40);  // 20 × n_shared_experts
+  EXPECT_DOUBLE_EQ(c.moe.routed_scaling_factor, 2.5);
+  back = ModelConfig::from_json(c.to_json());
+  EXPECT_EQ(back.moe.n_group, 4);
+  EXPECT_EQ(back.layer(4).ffn, FfnKind::Moe);
+  EXPECT_EQ(back.layer(3).ffn, FfnKind::Mlp);
+  j["model_type"] = "deepseek_v2";
+  c = ModelConfig::from_json(j);
+  EXPECT_EQ(c.moe.scoring, MoeScoring::Softmax);
+  EXPECT_EQ(c.moe.topk_method, MoeTopk::Greedy);
+  // Bad values, each named.
+  const std::pair<const char*, nlohmann::json> bad[] = {
+      {"num_experts_per_tok", 9}, {"topk_group", 5}, {"n_group", 3}, {"scoring_func", "relu"},
+      {"topk_method", "random"}, {"moe_intermediate_size", 0}, {"moe_balance", "magic"}};
+  for (const auto& [key, value] : bad) {
+    nlohmann::json b = j;
+    b["topk_method"] = "group_limited_greedy";  // greedy ignores the groups (as HF)
+    b[key] = value;
+    expect_error(b, key);
+  }
 }

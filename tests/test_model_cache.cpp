@@ -114,6 +114,45 @@ TEST(ModelCache, LatentAttentionIncrementalEqualsFullInBothForms) {
   }
 }
 
+// Mixture of experts, every family: cached = full, and the counters show that each token is
+// routed to exactly K experts per MoE layer, with a decode step choosing other experts than the
+// prefill token before it.
+TEST(ModelCache, MixtureOfExpertsIncrementalEqualsFullEveryFamily) {
+  for (const char* family : {"qwen3_moe", "qwen2_moe", "deepseek_v2", "deepseek_v3"}) {
+    const ModelConfig c = moe_model_config(family);
+    check_config(c, family, 19);
+    Model m(c);
+    random_weights(m, 7);
+    const std::vector<int> t = random_tokens(8, c.vocab_size, 11);
+    ModelCache cache = m.new_cache();
+    std::vector<float> z((size_t)c.vocab_size);
+    m.reset_counters();
+    const size_t L = (size_t)c.num_hidden_layers, E = (size_t)c.moe.num_experts;
+    // delta[i][il][e]: tokens step i routed to expert e of layer il.
+    std::vector<std::vector<std::vector<uint64_t>>> delta;
+    std::vector<std::vector<uint64_t>> last(L, std::vector<uint64_t>(E, 0));
+    for (int i = 0; i < 8; ++i) {  // one token at a time
+      m.forward_cached(&t[(size_t)i], 1, cache, z.data());
+      delta.emplace_back(L, std::vector<uint64_t>(E, 0));
+      for (size_t il = 0; il < L; ++il) {
+        const std::vector<uint64_t>& now = m.layer_counters()[il].expert_tokens;
+        if (c.layer((int)il).ffn != FfnKind::Moe) {
+          EXPECT_TRUE(now.empty());
+          continue;
+        }
+        ASSERT_EQ(now.size(), E);
+        uint64_t routed = 0;
+        for (size_t e = 0; e < E; ++e)
+          routed += delta.back()[il][e] = now[e] - last[il][e], last[il][e] = now[e];
+        EXPECT_EQ(routed, (uint64_t)c.moe.num_experts_per_tok) << family << " step " << i;
+      }
+    }
+    bool differs = false;
+    for (size_t i = 1; i < delta.size(); ++i) differs |= delta[i] != delta[i - 1];
+    EXPECT_TRUE(differs) << family << ": every decode step chose the experts of the step before";
+  }
+}
+
 // A sliding layer with W = context gives exactly full attention's logits.
 TEST(ModelCache, WindowAtLeastTheSequenceEqualsFullAttention) {
   ModelConfig full = sliding_config(4, {0, 0}, false), wide = sliding_config(20, {1, 1}, false);

@@ -25,13 +25,14 @@ Batch make_batch(int B, int T, int V, unsigned seed) {
   return b;
 }
 
+// Mean cross-entropy + the MoE balancing loss (0 without one): the objective backward differentiates.
 double loss(Model& m, const Batch& b) {
   long n = 0;
   const double s = m.forward(b.tokens.data(), b.targets.data(), b.B, b.T, &n);
-  return s / (double)n;
+  return s / (double)n + m.aux_loss();
 }
 
-void check_gradients(const ModelConfig& c, const std::string& name) {
+void check_gradients(const ModelConfig& c, const std::string& name, double h_step = 1e-2) {
   Model m(c);
   random_weights(m, 21, 0.3);
   const Batch b = make_batch(2, 7, c.vocab_size, 5);
@@ -48,7 +49,7 @@ void check_gradients(const ModelConfig& c, const std::string& name) {
     double gu = 0, unorm = 0;
     for (size_t i = 0; i < p.numel; ++i) u[i] = (float)nd(rng), unorm += (double)u[i] * u[i];
     for (size_t i = 0; i < p.numel; ++i) u[i] /= (float)std::sqrt(unorm), gu += (double)g[i] * u[i];
-    const double h = 1e-2;
+    const double h = h_step;
     for (size_t i = 0; i < p.numel; ++i) w[i] = w0[i] + (float)h * u[i];
     const double lp = loss(m, b);
     for (size_t i = 0; i < p.numel; ++i) w[i] = w0[i] - (float)h * u[i];
@@ -76,6 +77,13 @@ TEST(ModelGrad, FiniteDifferencesEveryTensorSlidingWindowAndSinks) {
 TEST(ModelGrad, FiniteDifferencesEveryTensorLatentAttention) {
   check_gradients(mla_model_config(0), "mla q_proj");
   check_gradients(mla_model_config(9), "mla q_a/q_b");
+}
+
+// Mixture-of-experts layers of every family (qwen3_moe with the auxiliary balancing loss in the
+// objective); the correction bias of deepseek_v3 gets exactly zero gradient.
+TEST(ModelGrad, FiniteDifferencesEveryTensorMixtureOfExperts) {
+  for (const char* family : {"qwen3_moe", "qwen2_moe", "deepseek_v2", "deepseek_v3"})
+    check_gradients(moe_model_config(family), family, 2e-3);
 }
 
 TEST(ModelGrad, FiniteDifferencesEveryTensorGpt2Flavour) {

@@ -101,8 +101,9 @@ def load_config(path):
     c.setdefault("attention_bias", False)
     c.setdefault("mlp_bias", False)
     # qwen2: bias on q/k/v (always), none on o_proj (HF Qwen2Attention)
-    c["qkv_bias"] = c["attention_bias"] or c["model_type"] == "qwen2"
-    c["o_bias"] = c["attention_bias"] and c["model_type"] != "qwen2"
+    qwen2 = c["model_type"] in ("qwen2", "qwen2_moe")
+    c["qkv_bias"] = c["attention_bias"] or qwen2
+    c["o_bias"] = c["attention_bias"] and not qwen2
     c["layer_types"] = layer_types(c)
     c.setdefault("attention_sinks", False)
     c["mla"] = c["model_type"] in ("deepseek_v2", "deepseek_v3")
@@ -110,9 +111,42 @@ def load_config(path):
         c["head_dim"] = c["qk_rope_head_dim"]
         c["q_lora_rank"] = c.get("q_lora_rank") or 0
     if c.get("use_qk_norm") is None:
-        c["use_qk_norm"] = c["model_type"] == "qwen3"
+        c["use_qk_norm"] = c["model_type"] in ("qwen3", "qwen3_moe")
     c.setdefault("hidden_act", "silu")
+    c["moe"] = moe_config(c)
     return c
+
+
+def moe_config(c):
+    """Mixture-of-experts settings and which layers have experts, by Hugging Face's rules
+    (Qwen2MoeConfig / Qwen3MoeConfig / DeepseekV2Config / DeepseekV3Config), written again here
+    independently of src/model/moe_config.cpp and src/model/config_fields.cpp."""
+    t, L = c["model_type"], c["num_hidden_layers"]
+    m = {"E": 0, "layers": [False] * L}
+    if t in ("deepseek_v2", "deepseek_v3"):
+        v3 = t == "deepseek_v3"
+        E = c.get("n_routed_experts") or 0
+        first, freq = c.get("first_k_dense_replace") or 0, c.get("moe_layer_freq") or 1
+        m = {"E": E, "layers": [E > 0 and i >= first and i % freq == 0 for i in range(L)],
+             "scoring": c.get("scoring_func") or ("sigmoid" if v3 else "softmax"),
+             "topk_method": c.get("topk_method") or ("noaux_tc" if v3 else "greedy"),
+             "n_group": c.get("n_group") or 1, "topk_group": c.get("topk_group") or 1,
+             "norm": c.get("norm_topk_prob", v3), "scale": c.get("routed_scaling_factor") or 1.0,
+             "Fs": (c.get("n_shared_experts") or 0) * (c.get("moe_intermediate_size") or 0),
+             "shared": "shared_experts", "gated": False, "coef": c.get("aux_loss_alpha") or 0.0}
+    elif t in ("qwen2_moe", "qwen3_moe"):
+        E = c.get("num_experts") or 0
+        step, only = c.get("decoder_sparse_step") or 1, c.get("mlp_only_layers") or []
+        m = {"E": E, "layers": [E > 0 and i not in only and (i + 1) % step == 0 for i in range(L)],
+             "scoring": "softmax", "topk_method": "greedy", "n_group": 1, "topk_group": 1,
+             "norm": c.get("norm_topk_prob", False), "scale": 1.0,
+             "Fs": (c.get("shared_expert_intermediate_size") or 0) if t == "qwen2_moe" else 0,
+             "shared": "shared_expert", "gated": t == "qwen2_moe",
+             "coef": c.get("router_aux_loss_coef") or 0.0}
+    m["K"], m["Fe"] = c.get("num_experts_per_tok"), c.get("moe_intermediate_size")
+    balance = c.get("moe_balance") or ("aux_loss" if m.get("coef", 0) > 0 else "none")
+    m["aux"] = m.get("coef", 0.0) if balance == "aux_loss" else 0.0
+    return m
 
 
 def layer_types(c):
@@ -158,6 +192,26 @@ def param_shapes(c):
         if bias:
             s[n + ".bias"] = (out,)
 
+    def mlp(pre, width):
+        if c["hidden_act"] == "silu":
+            linear(pre + "gate_proj", width, C, c["mlp_bias"])
+        linear(pre + "up_proj", width, C, c["mlp_bias"])
+        linear(pre + "down_proj", C, width, c["mlp_bias"])
+
+    def ffn(i, pre):  # HF Qwen2MoeSparseMoeBlock / DeepseekV3MoE names
+        m = c["moe"]
+        if not m["layers"][i]:
+            return mlp(pre, F)
+        s[pre + "gate.weight"] = (m["E"], C)
+        if m["topk_method"] == "noaux_tc":
+            s[pre + "gate.e_score_correction_bias"] = (m["E"],)
+        for e in range(m["E"]):
+            mlp(pre + f"experts.{e}.", m["Fe"])
+        if m["Fs"]:
+            mlp(pre + m["shared"] + ".", m["Fs"])
+            if m["gated"]:
+                s[pre + "shared_expert_gate.weight"] = (1, C)
+
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
         norm(p + "input_layernorm")
@@ -176,10 +230,7 @@ def param_shapes(c):
             linear(a + "kv_b_proj", H * (dn + dv), r, False)
             linear(a + "o_proj", C, H * dv, bias)
             norm(p + "post_attention_layernorm")
-            if c["hidden_act"] == "silu":
-                linear(p + "mlp.gate_proj", F, C, c["mlp_bias"])
-            linear(p + "mlp.up_proj", F, C, c["mlp_bias"])
-            linear(p + "mlp.down_proj", C, F, c["mlp_bias"])
+            ffn(i, p + "mlp.")
             continue
         for proj, out, inp in (("q", H * D, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
             linear(p + f"self_attn.{proj}_proj", out, inp, c["o_bias"] if proj == "o" else c["qkv_bias"])
@@ -189,10 +240,7 @@ def param_shapes(c):
             s[p + "self_attn.q_norm.weight"] = (D,)
             s[p + "self_attn.k_norm.weight"] = (D,)
         norm(p + "post_attention_layernorm")
-        if c["hidden_act"] == "silu":
-            linear(p + "mlp.gate_proj", F, C, c["mlp_bias"])
-        linear(p + "mlp.up_proj", F, C, c["mlp_bias"])
-        linear(p + "mlp.down_proj", C, F, c["mlp_bias"])
+        ffn(i, p + "mlp.")
     norm("model.norm")
     if not c["tie_word_embeddings"]:
         s["lm_head.weight"] = (V, C)
@@ -318,9 +366,49 @@ class Twin:
             h = torch.nn.functional.gelu(up, approximate="none" if act == "gelu" else "tanh")
         return self._linear(h, pre + "down_proj")
 
+    def _moe(self, x, pre):
+        """HF-style sparse MoE block: route, then a loop over experts with index_add_ (as
+        Qwen2MoeSparseMoeBlock); adds the Switch balancing loss to self.aux when configured."""
+        m, p = self.c["moe"], self.params
+        B, T, C = x.shape
+        h = x.reshape(-1, C)
+        N, E, K = h.shape[0], m["E"], m["K"]
+        logits = h @ p[pre + "gate.weight"].t()
+        scores = logits.softmax(-1) if m["scoring"] == "softmax" else logits.sigmoid()
+        choice = scores.detach()
+        if m["topk_method"] == "noaux_tc":
+            choice = choice + p[pre + "gate.e_score_correction_bias"].detach()
+        G = m["n_group"]
+        if m["topk_method"] != "greedy" and G > 1:
+            g = choice.view(N, G, E // G)
+            gs = g.topk(2, -1).values.sum(-1) if m["topk_method"] == "noaux_tc" else g.max(-1).values
+            keep = torch.zeros_like(gs, dtype=torch.bool).scatter_(1, gs.topk(m["topk_group"], -1).indices, True)
+            choice = choice.masked_fill(~keep[:, :, None].expand(N, G, E // G).reshape(N, E), float("-inf"))
+        idx = choice.topk(K, -1).indices  # [N, K]
+        w = scores.gather(1, idx)
+        if m["norm"]:
+            w = w / w.sum(-1, keepdim=True)
+        w = w * m["scale"]
+        y = torch.zeros_like(h)
+        for e in range(E):
+            tok, slot = torch.where(idx == e)
+            if tok.numel():
+                y = y.index_add(0, tok, self._mlp(h[tok], pre + f"experts.{e}.") * w[tok, slot, None])
+        if m["Fs"]:
+            sh = self._mlp(h, pre + m["shared"] + ".")
+            if m["gated"]:
+                sh = sh * torch.sigmoid(h @ p[pre + "shared_expert_gate.weight"].t())
+            y = y + sh
+        if m["aux"]:
+            f = torch.zeros(E, dtype=h.dtype).index_add_(0, idx.reshape(-1), torch.ones(N * K, dtype=h.dtype)) / N
+            P = scores if m["scoring"] == "softmax" else scores / scores.sum(-1, keepdim=True)
+            self.aux = self.aux + m["aux"] * E * (f * P.mean(0)).sum()
+        return y.view(B, T, C)
+
     def logits(self, tokens):
         c, p = self.c, self.params
         B, T = tokens.shape
+        self.aux = 0.0  # the MoE balancing loss of this forward (0 without one)
         x = p["model.embed_tokens.weight"][tokens]
         if c["position_embedding_type"] == "learned":
             x = x + p["model.embed_positions.weight"][:T][None]
@@ -331,19 +419,20 @@ class Twin:
                 x = x + self._mla(h, pre + "self_attn.")
             else:
                 x = x + self._attention(h, pre + "self_attn.", c["layer_types"][i] == "sliding_attention")
-            x = x + self._mlp(self._norm(x, pre + "post_attention_layernorm"), pre + "mlp.")
+            ffn = self._moe if c["moe"]["layers"][i] else self._mlp
+            x = x + ffn(self._norm(x, pre + "post_attention_layernorm"), pre + "mlp.")
         x = self._norm(x, "model.norm")
         head = p["model.embed_tokens.weight"] if c["tie_word_embeddings"] else p["lm_head.weight"]
         return x @ head.t()  # [B, T, V]
 
     def loss(self, tokens, targets):
-        """(mean cross-entropy over targets >= 0, logits [B, T, V], count)."""
+        """(mean cross-entropy over targets >= 0 + the MoE balancing loss, logits [B, T, V], count)."""
         lg = self.logits(tokens)
         V = lg.shape[-1]
         y = targets.reshape(-1)
         count = int((y >= 0).sum())
         return torch.nn.functional.cross_entropy(lg.reshape(-1, V), y, ignore_index=-100,
-                                                 reduction="sum") / count, lg, count
+                                                 reduction="sum") / count + self.aux, lg, count
 
     def optimizer(self, lr, weight_decay):
         """torch AdamW matching src/train/adamw.h: decay only params with >= 2 dims."""
@@ -371,7 +460,9 @@ def run_twin(model_dir, tokens, targets, steps=0, lr=1e-3, weight_decay=0.1, dty
     loss.backward()
     out = {"loss": float(loss), "count": count, "losses": [float(loss)],
            "logits": lg.detach().reshape(-1, lg.shape[-1]).double().numpy(),
-           "grads": {n: t.grad.detach().double().numpy().copy() for n, t in twin.params.items()}}
+           # e_score_correction_bias only chooses experts: no gradient (zeros, as llm0 writes)
+           "grads": {n: (t.grad if t.grad is not None else torch.zeros_like(t)).detach().double().numpy().copy()
+                     for n, t in twin.params.items()}}
     for i in range(steps):  # step with the current gradient, then the loss of the new weights
         opt.step()
         opt.zero_grad(set_to_none=False)

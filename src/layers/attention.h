@@ -8,6 +8,7 @@
 // Layouts: x, y [N, C] with N = B·T rows in (b, t) order; q [N, H, D]; k, v [N, Hkv, D].
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "cache/kv_cache.h"
 #include "cache/ring_kv_cache.h"
@@ -24,6 +25,7 @@ struct WorkCounters {
   uint64_t kv_bytes_read = 0; // cached K/V bytes the attention read (rows visible to the call)
   uint64_t attn_macs = 0;     // multiply-adds on cached positions: scores and weighted sums (+ MLA's
                               // latent expansion or query absorption); projections not included
+  std::vector<uint64_t> expert_tokens;  // [E] tokens routed to each expert (MoE layers; else empty)
 };
 
 /// Training activations of one attention layer (views into the activation plan).

@@ -19,7 +19,10 @@ void Block::forward(int B, int T, const int* positions, BlockSaved& s, const Blo
   std::memcpy(s.x_mid, s.x_in, NC * sizeof(float));
   residual_add(s.x_mid, g.branch, NC);
   norm2.forward(s.ln2, s.ln2_mean, s.ln2_rstd, s.x_mid, N);
-  mlp.forward(s.ln2, N, s.mlp, g.branch);
+  if (ffn == FfnKind::Moe)
+    moe.forward(s.ln2, N, s.moe, g.branch);
+  else
+    mlp.forward(s.ln2, N, s.mlp, g.branch);
   std::memcpy(out, s.x_mid, NC * sizeof(float));
   residual_add(out, g.branch, NC);
 }
@@ -29,7 +32,10 @@ void Block::backward(float* dstream, int B, int T, const int* positions, const B
   const int N = B * T;
   const size_t NC = (size_t)N * norm1.C;
   // out = x_mid + mlp(norm2(x_mid)): ∂L/∂x_mid = dstream + norm2ᵀ(mlpᵀ(dstream)).
-  mlp.backward(g.dln, dstream, s.ln2, N, s.mlp, g.mlp);
+  if (ffn == FfnKind::Moe)
+    moe.backward(g.dln, dstream, s.ln2, N, s.moe, g.moe);
+  else
+    mlp.backward(g.dln, dstream, s.ln2, N, s.mlp, g.mlp);
   norm2.backward(g.dnorm, g.dln, s.x_mid, s.ln2_mean, s.ln2_rstd, N);
   residual_add(dstream, g.dnorm, NC);
   // x_mid = x_in + attn(norm1(x_in)).
@@ -52,8 +58,15 @@ void Block::forward_cached(float* x, int Tn, int pos, const int* positions, Laye
     attn.forward_cached(g.ln, Tn, pos, positions, cache, g.attn, g.branch, counters);
   residual_add(x, g.branch, NC);
   norm2.forward(g.ln, nullptr, nullptr, x, Tn);
-  MlpSaved m = g.mlp;
-  mlp.forward(g.ln, Tn, m, g.branch);
+  if (ffn == FfnKind::Moe) {
+    const size_t E = (size_t)moe.cfg->moe.num_experts;
+    if (counters.expert_tokens.size() != E) counters.expert_tokens.assign(E, 0);
+    MoeSaved m = g.moe;
+    moe.forward(g.ln, Tn, m, g.branch, counters.expert_tokens.data());
+  } else {
+    MlpSaved m = g.mlp;
+    mlp.forward(g.ln, Tn, m, g.branch);
+  }
   residual_add(x, g.branch, NC);
 }
 

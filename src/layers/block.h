@@ -1,11 +1,13 @@
 // Pre-norm decoder block (GPT-2 / Llama): h = x + attn(norm1(x)); out = h + mlp(norm2(h)).
 // HF names: input_layernorm, self_attn, post_attention_layernorm, mlp. The sequence mixer is the
-// layer's kind (LayerConfig): attention (full or sliding) or multi-head latent attention (MLA).
+// layer's kind (LayerConfig): attention (full or sliding) or multi-head latent attention (MLA);
+// the feed-forward is the layer's FfnKind: dense MLP or mixture of experts (layers/moe.h).
 // Layouts: x, out [N, C] with N = B·T rows.
 #pragma once
 #include "layers/attention.h"
 #include "layers/mla.h"
 #include "layers/mlp.h"
+#include "layers/moe.h"
 #include "layers/norm.h"
 
 namespace llm0 {
@@ -20,7 +22,8 @@ struct BlockSaved {
   float* x_mid = nullptr;                          // [N, C] x_in + attn
   float* ln2 = nullptr;                            // [N, C] norm2(x_mid)
   float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
-  MlpSaved mlp;
+  MlpSaved mlp;                                    // dense MLP layers
+  MoeSaved moe;                                    // mixture-of-experts layers
 };
 
 /// Scratch shared by all blocks in backward (and `branch` in forward).
@@ -31,6 +34,7 @@ struct BlockScratch {
   AttentionGradScratch attn;
   MlaGradScratch mla;
   MlpGradScratch mlp;
+  MoeGradScratch moe;
 };
 
 /// Inference scratch for Tn tokens (sized by the model).
@@ -39,6 +43,7 @@ struct BlockInferScratch {
   AttentionInferScratch attn;
   MlaInferScratch mla;
   MlpSaved mlp;                            // [Tn, F] each
+  MoeSaved moe;                            // mixture-of-experts layers ([Tn, ...])
 };
 
 struct Block {
@@ -46,7 +51,9 @@ struct Block {
   NormLayer norm1, norm2;
   AttentionLayer attn;
   MlaLayer mla;
+  FfnKind ffn = FfnKind::Mlp;                 // which of mlp / moe is the feed-forward
   MlpLayer mlp;
+  MoeLayer moe;
 
   /// out [N, C] from s.x_in (which the caller filled); saves activations in s.
   void forward(int B, int T, const int* positions, BlockSaved& s, const BlockScratch& g,

@@ -7,7 +7,7 @@
 namespace llm0 {
 
 void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y) const {
-  const int C = cfg->hidden_size, F = cfg->intermediate_size;
+  const int C = cfg->hidden_size, F = this->F();
   const size_t NF = (size_t)N * F;
   if (cfg->mlp() == MlpKind::SwiGLU) {
     const LinearOut gate_up[] = {{s.gate, w.gate_w, w.gate_b, F}, {s.up, w.up_w, w.up_b, F}};
@@ -22,7 +22,7 @@ void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y) const {
 
 void MlpLayer::backward(float* dx, const float* dy, const float* x, int N, const MlpSaved& s,
                         const MlpGradScratch& g) const {
-  const int C = cfg->hidden_size, F = cfg->intermediate_size;
+  const int C = cfg->hidden_size, F = this->F();
   const size_t NF = (size_t)N * F;
   linear_backward(g.dh, w.ddown_w, w.ddown_b, dy, s.h, w.down_w, N, F, C);
   if (cfg->mlp() == MlpKind::SwiGLU) {

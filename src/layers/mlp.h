@@ -31,6 +31,8 @@ struct MlpWeights {
 struct MlpLayer {
   const ModelConfig* cfg = nullptr;
   MlpWeights w;
+  int width = 0;  // F: 0 = cfg->intermediate_size (dense); an expert's moe_intermediate_size
+  int F() const { return width > 0 ? width : cfg->intermediate_size; }
   /// y [N, C] = mlp(x [N, C]); fills s.
   void forward(const float* x, int N, MlpSaved& s, float* y) const;
   /// dx [N, C] overwritten; parameter gradients accumulate.

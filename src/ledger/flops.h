@@ -8,8 +8,10 @@
 
 namespace llm0 {
 
-/// Parameters that take part in matrix multiplies: everything but the token/position
-/// embedding tables and norm weights — plus the lm_head (the embedding itself when tied).
+/// Parameters that take part in matrix multiplies for one token: everything but the token/position
+/// embedding tables and norm weights — plus the lm_head (the embedding itself when tied); in
+/// mixture-of-experts layers the router, the K routed experts and the shared expert only
+/// (ledger/param_count.h, matmul_active).
 double matmul_parameters(const ModelConfig& c);
 
 /// Training FLOPs per token at sequence length T (forward + backward), per the formula above.
@@ -17,5 +19,9 @@ double train_flops_per_token(const ModelConfig& c, int T);
 
 /// Forward-only FLOPs per token at context length T (a third of the training figure).
 double forward_flops_per_token(const ModelConfig& c, int T);
+
+/// Decode FLOPs of one new token with S cached positions: 2 per active matmul parameter plus
+/// q·k and p·v over the S positions, 4 · L · H · d · S (every layer attending to all S).
+double decode_flops_per_token(const ModelConfig& c, int S);
 
 }  // namespace llm0

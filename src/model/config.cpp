@@ -47,6 +47,7 @@ PositionKind parse_position(const std::string& s, const std::string& src) {
 
 const char* architecture_name(const std::string& t) {
   return t == "qwen3" ? "Qwen3ForCausalLM" : t == "qwen2" ? "Qwen2ForCausalLM"
+       : t == "qwen2_moe" ? "Qwen2MoeForCausalLM" : t == "qwen3_moe" ? "Qwen3MoeForCausalLM"
        : t == "mistral" ? "MistralForCausalLM" : t == "deepseek_v2" ? "DeepseekV2ForCausalLM"
        : t == "deepseek_v3" ? "DeepseekV3ForCausalLM" : "LlamaForCausalLM";
 }
@@ -64,16 +65,12 @@ void check_model_type(const std::string& t, const std::string& src) {
              "attention sinks and sliding layers are: use a llama-style config with "
              "\"attention_sinks\": true and \"layer_types\")", src);
   LLM0_CHECK(t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" ||
-                 t == "deepseek_v2" || t == "deepseek_v3",
+                 t == "qwen2_moe" || t == "qwen3_moe" || t == "deepseek_v2" || t == "deepseek_v3",
              "{}: model_type \"{}\" is not supported by the engine (it runs llama, mistral, qwen2, "
-             "qwen3, and deepseek_v2/v3 with dense MLP layers; `llm0 kv` still reads any config)",
+             "qwen3, qwen2_moe, qwen3_moe and deepseek_v2/v3; `llm0 kv` still reads any config)",
              src, t);
 }
 
-bool is_deepseek(const std::string& t) { return t == "deepseek_v2" || t == "deepseek_v3"; }
-
-// DeepSeek's MLA fields; routed experts (the MoE issue) are refused on any layer that has them:
-// layer i is MoE iff n_routed_experts, i >= first_k_dense_replace and i % moe_layer_freq == 0.
 // A required MLA size: an integer > 0 (the message names the field).
 int mla_size(const nlohmann::json& j, const char* key, const std::string& src) {
   const int v = get_field<int>(j, key, src);
@@ -81,7 +78,7 @@ int mla_size(const nlohmann::json& j, const char* key, const std::string& src) {
   return v;
 }
 
-MlaConfig read_mla(const nlohmann::json& j, int L, const std::string& src) {
+MlaConfig read_mla(const nlohmann::json& j, const std::string& src) {
   MlaConfig m;
   m.q_lora_rank = get_or<int>(j, "q_lora_rank", 0, src);
   LLM0_CHECK(m.q_lora_rank >= 0, "{}: q_lora_rank={} must be >= 0 (null or 0: no query "
@@ -96,18 +93,6 @@ MlaConfig read_mla(const nlohmann::json& j, int L, const std::string& src) {
   LLM0_CHECK(get_or<bool>(j, "rope_interleave", true, src), "{}: rope_interleave=false (RoPE in "
              "the rotate-half layout) is not supported for MLA; llm0 uses DeepSeek's interleaved "
              "pairs", src);
-  const int experts = get_or<int>(j, "n_routed_experts", 0, src);
-  const int first_dense = get_or<int>(j, "first_k_dense_replace", 0, src);
-  const int freq = get_or<int>(j, "moe_layer_freq", 1, src);
-  LLM0_CHECK(experts >= 0 && first_dense >= 0 && freq > 0, "{}: n_routed_experts={} and "
-             "first_k_dense_replace={} must be >= 0, moe_layer_freq={} > 0", src, experts,
-             first_dense, freq);
-  for (int il = 0; il < L && experts > 0; ++il)
-    LLM0_CHECK(il < first_dense || (freq > 0 && il % freq != 0),
-               "{}: layer {} has routed experts (n_routed_experts={}, first_k_dense_replace={}): "
-               "mixture-of-experts layers are not supported by the engine yet; a deepseek config "
-               "runs when every MLP layer is dense (first_k_dense_replace >= num_hidden_layers)",
-               src, il, experts, first_dense);
   return m;
 }
 
@@ -116,9 +101,11 @@ std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const st
                                         int& window) {
   const ConfigFields f{j, src};
   const std::vector<std::string> types = resolve_layer_types(f, L);
+  const std::vector<bool> moe = resolve_moe_layers(f, L);
   std::vector<LayerConfig> layers((size_t)L);
   window = 0;
   for (int il = 0; il < L; ++il) {
+    if (moe[(size_t)il]) layers[(size_t)il].ffn = FfnKind::Moe;
     const std::string& t = types[(size_t)il];
     LLM0_CHECK(t != "linear_attention",
                "{}: layer {} is linear_attention (Gated DeltaNet), which the engine does not run "
@@ -127,7 +114,8 @@ std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const st
     const int64_t W = f.positive("sliding_window");
     LLM0_CHECK(W <= 2147483647LL, "{}: sliding_window={} is out of range", src, W);
     window = (int)W;
-    layers[(size_t)il] = {LayerKind::SlidingAttention, window};
+    layers[(size_t)il].kind = LayerKind::SlidingAttention;
+    layers[(size_t)il].sliding_window = window;
   }
   return layers;
 }
@@ -173,8 +161,11 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   LLM0_CHECK(c.num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src,
              c.num_hidden_layers);
   c.layers = resolve_layers(j, c.num_hidden_layers, src, c.sliding_window);
-  if (is_deepseek(c.model_type)) {
-    c.mla = read_mla(j, c.num_hidden_layers, src);
+  bool any_moe = false;  // the expert fields are read (and required) when some layer has experts
+  for (const LayerConfig& l : c.layers) any_moe |= l.ffn == FfnKind::Moe;
+  if (any_moe) c.moe = MoeConfig::from_json(j, c.model_type, src);
+  if (c.deepseek()) {
+    c.mla = read_mla(j, src);
     c.head_dim = c.mla.qk_rope_head_dim;  // RoPE acts on the dr rotary dims (HF DeepseekV3Config)
     for (LayerConfig& l : c.layers) {
       LLM0_CHECK(l.kind == LayerKind::FullAttention, "{}: sliding windows are not supported with "
@@ -186,7 +177,8 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);
   c.attention_bias = get_or<bool>(j, "attention_bias", false, src);
   c.mlp_bias = get_or<bool>(j, "mlp_bias", false, src);
-  c.use_qk_norm = get_or<bool>(j, "use_qk_norm", c.model_type == "qwen3", src);
+  c.use_qk_norm = get_or<bool>(j, "use_qk_norm", c.model_type == "qwen3" ||
+                                c.model_type == "qwen3_moe", src);
   c.hidden_act = get_or<std::string>(j, "hidden_act", "silu", src);
   c.bos_token_id = get_or<int>(j, "bos_token_id", -1, src);
   c.eos_token_id = get_or<int>(j, "eos_token_id", -1, src);
@@ -227,6 +219,12 @@ void ModelConfig::validate(const std::string& src) const {
                                                                : layers[il].sliding_window == 0,
                "{}: layer {}: sliding_window={} does not fit its kind (sliding layers need W > 0)",
                src, il, layers[il].sliding_window);
+  moe.validate(src);
+  bool any_moe = false;
+  for (const LayerConfig& l : layers) any_moe |= l.ffn == FfnKind::Moe;
+  LLM0_CHECK(!any_moe || (moe.enabled() && hidden_act == "silu" && !mlp_bias), "{}: "
+             "mixture-of-experts layers need num_experts > 0 and SwiGLU experts (hidden_act "
+             "\"silu\", no mlp_bias)", src);
   LLM0_CHECK(hidden_act == "silu" || hidden_act == "gelu" || hidden_act == "gelu_new" ||
                  hidden_act == "gelu_pytorch_tanh",
              "{}: hidden_act=\"{}\" is not silu, gelu, gelu_new or gelu_pytorch_tanh", src, hidden_act);
@@ -279,8 +277,9 @@ nlohmann::json ModelConfig::to_json() const {
     j["q_lora_rank"] = mla.q_lora_rank > 0 ? nlohmann::json(mla.q_lora_rank) : nlohmann::json();
     j["kv_lora_rank"] = mla.kv_lora_rank, j["qk_nope_head_dim"] = mla.qk_nope_head_dim;
     j["qk_rope_head_dim"] = mla.qk_rope_head_dim, j["v_head_dim"] = mla.v_head_dim;
-    j["first_k_dense_replace"] = num_hidden_layers;  // every MLP layer dense
+    if (!moe.enabled()) j["first_k_dense_replace"] = num_hidden_layers;  // every MLP layer dense
   }
+  moe.to_json(j, model_type);
   if (attention_sinks) j["attention_sinks"] = true;
   if (bos_token_id >= 0) j["bos_token_id"] = bos_token_id;
   if (eos_token_id >= 0) j["eos_token_id"] = eos_token_id;

@@ -1,14 +1,17 @@
 // ModelConfig: a Hugging Face config.json, field names verbatim (LlamaConfig / MistralConfig /
-// Qwen2Config / Qwen3Config / GPT-2-like variants). Unknown fields are ignored; missing required
+// Qwen2Config / Qwen3Config / Qwen2MoeConfig / Qwen3MoeConfig / DeepseekV2Config /
+// DeepseekV3Config / GPT-2-like variants). Unknown fields are ignored; missing required
 // or inconsistent fields are errors naming the field and the file. llm0 extensions (not in HF
-// configs) are marked below. Per-layer choices (full or sliding attention) are resolved once into
-// `layers` (DESIGN.md "How new kinds plug in"), by the same rules as the KV ledger
+// configs) are marked below. Per-layer choices (full or sliding attention; dense MLP or
+// mixture of experts) are resolved once into `layers` (DESIGN.md "How new kinds plug in"), by the same rules as the KV ledger
 // (model/config_fields.h: layer_types, sliding_window_pattern, Mistral, Qwen2's max_window_layers).
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "model/moe_config.h"
 
 namespace llm0 {
 
@@ -24,6 +27,10 @@ enum class MlpKind { SwiGLU, Gelu };
 /// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention;
 /// LatentAttention: DeepSeek's multi-head latent attention, every layer of deepseek_v2/v3).
 enum class LayerKind { FullAttention, SlidingAttention, LatentAttention };
+
+/// Which feed-forward a layer has: the dense MLP (intermediate_size) or a mixture of experts
+/// (ModelConfig::moe; layers/moe.h). Resolved by model/config_fields.h resolve_moe_layers.
+enum class FfnKind { Mlp, Moe };
 
 /// Multi-head latent attention sizes (HF DeepseekV2Config / DeepseekV3Config field names;
 /// DeepSeek-V2, arXiv:2405.04434 §2.1). q_lora_rank 0 = no query compression (q_proj).
@@ -42,6 +49,7 @@ struct MlaConfig {
 struct LayerConfig {
   LayerKind kind = LayerKind::FullAttention;
   int sliding_window = 0;
+  FfnKind ffn = FfnKind::Mlp;
 };
 
 struct ModelConfig {
@@ -64,6 +72,7 @@ struct ModelConfig {
   std::string hidden_act = "silu";   // "silu" -> SwiGLU; "gelu", "gelu_new", "gelu_pytorch_tanh" -> GELU MLP
   int sliding_window = 0;            // W of the sliding layers (0: no layer slides)
   MlaConfig mla;                     // deepseek_v2 / deepseek_v3 attention (every layer)
+  MoeConfig moe;                     // qwen2_moe / qwen3_moe / deepseek_v2 / deepseek_v3 experts
   std::vector<LayerConfig> layers;   // [num_hidden_layers] (from_json resolves; empty = all full)
   // llm0 extensions (not in HF configs):
   PositionKind position = PositionKind::Rope;  // "position_embedding_type": rope | learned | none
@@ -81,8 +90,10 @@ struct ModelConfig {
   LayerConfig layer(int il) const;
   /// Bias on q/k/v (attention_bias, or always for qwen2) and on o_proj (attention_bias, never
   /// for qwen2: HF Qwen2Attention has bias=True on q/k/v_proj and bias=False on o_proj).
-  bool qkv_bias() const { return attention_bias || model_type == "qwen2"; }
-  bool o_bias() const { return attention_bias && model_type != "qwen2"; }
+  bool qkv_bias() const { return attention_bias || qwen2_family(); }
+  bool o_bias() const { return attention_bias && !qwen2_family(); }
+  bool qwen2_family() const { return model_type == "qwen2" || model_type == "qwen2_moe"; }
+  bool deepseek() const { return is_deepseek_type(model_type); }
 
   /// Parses and validates. `source` names the file in error messages.
   /// Throws llm0::Error naming the field: missing required field, wrong type, non-positive size,

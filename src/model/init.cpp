@@ -30,7 +30,8 @@ void init_weights(Model& model, uint64_t seed) {
   for (const ParamInfo& p : store.params()) {
     float* w = store.data() + p.offset;
     const bool norm = p.name.find("norm") != std::string::npos;
-    if (ends_with(p.name, ".bias")) {
+    // Biases and DeepSeek-V3's e_score_correction_bias start at 0 (no routing preference).
+    if (ends_with(p.name, ".bias") || ends_with(p.name, "e_score_correction_bias")) {
       for (size_t i = 0; i < p.numel; ++i) w[i] = 0.0f;
     } else if (norm) {
       for (size_t i = 0; i < p.numel; ++i) w[i] = 1.0f;

@@ -65,7 +65,38 @@ double Model::forward(const int* tokens, const int* targets, int B, int T, long*
   }
   final_norm_.forward(p.lnf, p.lnf_mean, p.lnf_rstd, p.x_final, N);
   linear_forward(p.logits, p.lnf, head_w_, nullptr, N, C, V);  // [N, V]
-  return cross_entropy_forward(nullptr, p.logits, p.targets.data(), N, V, count);
+  aux_loss_ = 0;
+  if (cfg_.moe.balance == MoeBalance::AuxLoss)
+    for (int il = 0; il < L; ++il)
+      if (blocks_[(size_t)il].ffn == FfnKind::Moe)
+        aux_loss_ += cfg_.moe.router_aux_loss_coef *
+                     blocks_[(size_t)il].moe.balance(p.blocks[(size_t)il].moe, N);
+  const double loss = cross_entropy_forward(nullptr, p.logits, p.targets.data(), N, V, &last_targets_);
+  if (count) *count = last_targets_;
+  return loss;
+}
+
+std::vector<Model::ExpertLoad> Model::expert_load() const {
+  std::vector<ExpertLoad> out;
+  for (size_t il = 0; plan_ && il < blocks_.size(); ++il)
+    if (blocks_[il].ffn == FfnKind::Moe) {
+      const float* load = plan_->blocks[il].moe.load;
+      out.push_back({(int)il, std::vector<float>(load, load + cfg_.moe.num_experts)});
+    }
+  return out;
+}
+
+void Model::update_router_bias(double gamma) {
+  const int E = cfg_.moe.num_experts;
+  for (size_t il = 0; plan_ && il < blocks_.size(); ++il) {
+    float* bias = blocks_[il].moe.bias;
+    if (blocks_[il].ffn != FfnKind::Moe || !bias) continue;
+    const float* load = plan_->blocks[il].moe.load;
+    double mean = 0;
+    for (int e = 0; e < E; ++e) mean += load[e] / E;
+    for (int e = 0; e < E; ++e)
+      bias[e] += (float)(gamma * (mean > load[e] ? 1 : mean < load[e] ? -1 : 0));
+  }
 }
 
 const float* Model::logits() const {
@@ -80,6 +111,8 @@ void Model::backward(float loss_scale, const GradsReady& ready) {
   // dlogits overwrite the logits in place: [N, V].
   cross_entropy_backward(p.logits, p.logits, p.targets.data(), N, V, loss_scale);
   linear_backward(p.scratch.dln, dhead_w_, nullptr, p.logits, p.lnf, head_w_, N, C, V);
+  p.scratch.moe.aux_scale = cfg_.moe.balance == MoeBalance::AuxLoss
+      ? (float)(loss_scale * (double)last_targets_ * cfg_.moe.router_aux_loss_coef) : 0.0f;
   final_norm_.backward(p.dstream, p.scratch.dln, p.x_final, p.lnf_mean, p.lnf_rstd, N);
   for (int il = cfg_.num_hidden_layers - 1; il >= 0; --il) {
     blocks_[(size_t)il].backward(p.dstream, B, T, p.positions.data(), p.blocks[(size_t)il],

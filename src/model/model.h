@@ -49,6 +49,23 @@ class Model {
   void backward(float loss_scale, const GradsReady& ready = nullptr);
   /// Logits [B·T, V] of the last forward (valid until backward()).
   const float* logits() const;
+  /// The load-balancing loss of the last forward (not in forward()'s return value):
+  /// router_aux_loss_coef · Σ_{MoE layers} E · Σ_e f_e · P_e (Switch Transformer, arXiv:2101.03961
+  /// eq. 4) when moe.balance is AuxLoss, else 0. backward() adds its gradient, weighted by
+  /// loss_scale × the targets of that forward (so with loss_scale = 1/targets the objective is
+  /// mean cross-entropy + aux_loss()).
+  double aux_loss() const { return aux_loss_; }
+  /// Expert load of the last forward (training): per MoE layer, its index and the tokens routed
+  /// to each expert [E]; empty for dense models.
+  struct ExpertLoad {
+    int layer;
+    std::vector<float> tokens;
+  };
+  std::vector<ExpertLoad> expert_load() const;
+  /// DeepSeek-V3's auxiliary-loss-free balancing (arXiv:2412.19437 §2.1.2), after an optimizer
+  /// step: bias_e += γ · sign(mean load − load_e) on every MoE layer's e_score_correction_bias,
+  /// from the loads of the last forward. No-op without a correction bias.
+  void update_router_bias(double gamma);
 
   // ---- inference ----
   /// A fresh cache for this model: capacity = max_context (0 = max_position_embeddings).
@@ -87,6 +104,8 @@ class Model {
   std::unique_ptr<InferScratch> infer_;
   std::vector<WorkCounters> counters_;
   MlaDecode mla_decode_ = MlaDecode::Absorbed;
+  double aux_loss_ = 0;
+  long last_targets_ = 0;  // targets of the last forward (weights the aux loss's gradient)
   std::vector<size_t> layer_begin_;  // [L + 1]: block il's parameters are [begin[il], begin[il+1])
 };
 

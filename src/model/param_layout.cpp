@@ -10,6 +10,9 @@
 //   model.layers.{i}.self_attn.o_proj [C, H·dv]; bias on q_a, kv_a and o with attention_bias
 //   model.layers.{i}.post_attention_layernorm.weight [C]
 //   model.layers.{i}.mlp.{gate,up,down}_proj.weight              model.norm.weight [C]
+//   MoE layers (layers/moe.h): model.layers.{i}.mlp.gate.weight [E, C], .gate.e_score_correction_bias [E]
+//   (noaux_tc), .experts.{e}.{gate,up,down}_proj.weight, .shared_expert(s).{gate,up,down}_proj.weight,
+//   .shared_expert_gate.weight [1, C] (Qwen's gated shared expert)
 //   lm_head.weight [V, C] (absent when tie_word_embeddings). LayerNorm adds a .bias beside each norm .weight.
 #include "model/model.h"
 
@@ -46,6 +49,24 @@ void declare_mla(ParamStore& p, const ModelConfig& c, const std::string& s) {
   declare_linear(p, s + "o_proj", C, H * m.v_head_dim, bias);
 }
 
+void declare_swiglu(ParamStore& p, const std::string& s, int C, int F) {
+  declare_linear(p, s + "gate_proj", F, C, false);
+  declare_linear(p, s + "up_proj", F, C, false);
+  declare_linear(p, s + "down_proj", C, F, false);
+}
+
+void declare_moe(ParamStore& p, const ModelConfig& c, const std::string& s) {
+  const MoeConfig& m = c.moe;
+  const int C = c.hidden_size;
+  p.declare(s + "gate.weight", Shape{m.num_experts, C});
+  if (m.has_correction_bias()) p.declare(s + "gate.e_score_correction_bias", Shape{m.num_experts});
+  for (int e = 0; e < m.num_experts; ++e)
+    declare_swiglu(p, s + "experts." + std::to_string(e) + ".", C, m.moe_intermediate_size);
+  if (m.shared_expert_intermediate_size == 0) return;
+  declare_swiglu(p, s + m.shared_name(c.deepseek()) + ".", C, m.shared_expert_intermediate_size);
+  if (m.shared_expert_gate) p.declare(s + "shared_expert_gate.weight", Shape{1, C});
+}
+
 void declare_attention(ParamStore& p, const ModelConfig& c, const std::string& s) {
   const int C = c.hidden_size, D = c.head_dim;
   declare_linear(p, s + "q_proj", c.num_attention_heads * D, C, c.qkv_bias());
@@ -74,6 +95,10 @@ void Model::declare_params() {
     else
       declare_attention(params_, c, p + "self_attn.");
     declare_norm(params_, c, p + "post_attention_layernorm");
+    if (c.layer(il).ffn == FfnKind::Moe) {
+      declare_moe(params_, c, p + "mlp.");
+      continue;
+    }
     if (c.mlp() == MlpKind::SwiGLU) declare_linear(params_, p + "mlp.gate_proj", F, C, c.mlp_bias);
     declare_linear(params_, p + "mlp.up_proj", F, C, c.mlp_bias);
     declare_linear(params_, p + "mlp.down_proj", C, F, c.mlp_bias);
@@ -89,7 +114,34 @@ struct Bind {
   ParamStore& p;
   const float* value(const std::string& n) const { return p.has(n) ? p.value(n) : nullptr; }
   float* grad(const std::string& n) const { return p.has(n) ? p.gradient(n) : nullptr; }
+  float* mutable_value(const std::string& n) const { return p.has(n) ? p.value(n) : nullptr; }
 };
+
+// Dense MLP or expert views under prefix f ("model.layers.{i}.mlp.", "...mlp.experts.{e}.").
+void bind_mlp(const Bind& b, const ModelConfig& c, const std::string& f, int width, MlpLayer& l) {
+  l.cfg = &c, l.width = width;
+  MlpWeights& m = l.w;
+  m.gate_w = b.value(f + "gate_proj.weight"), m.gate_b = b.value(f + "gate_proj.bias");
+  m.up_w = b.value(f + "up_proj.weight"), m.up_b = b.value(f + "up_proj.bias");
+  m.down_w = b.value(f + "down_proj.weight"), m.down_b = b.value(f + "down_proj.bias");
+  m.dgate_w = b.grad(f + "gate_proj.weight"), m.dgate_b = b.grad(f + "gate_proj.bias");
+  m.dup_w = b.grad(f + "up_proj.weight"), m.dup_b = b.grad(f + "up_proj.bias");
+  m.ddown_w = b.grad(f + "down_proj.weight"), m.ddown_b = b.grad(f + "down_proj.bias");
+}
+
+void bind_moe(const Bind& b, const ModelConfig& c, const std::string& f, MoeLayer& l) {
+  const MoeConfig& m = c.moe;
+  l.cfg = &c;
+  l.gate_w = b.value(f + "gate.weight"), l.dgate_w = b.grad(f + "gate.weight");
+  l.bias = b.mutable_value(f + "gate.e_score_correction_bias");
+  l.experts.resize((size_t)m.num_experts);
+  for (int e = 0; e < m.num_experts; ++e)
+    bind_mlp(b, c, f + "experts." + std::to_string(e) + ".", m.moe_intermediate_size,
+             l.experts[(size_t)e]);
+  bind_mlp(b, c, f + m.shared_name(c.deepseek()) + ".", m.shared_expert_intermediate_size, l.shared);
+  l.shared_gate_w = b.value(f + "shared_expert_gate.weight");
+  l.dshared_gate_w = b.grad(f + "shared_expert_gate.weight");
+}
 
 // MLA views; names absent in this layer (q_proj vs q_a/q_b, biases) bind to null.
 void bind_mla(const Bind& b, const std::string& s, MlaLayer& l) {
@@ -146,15 +198,11 @@ void Model::bind_layers() {
     a.dv_w = b.grad(s + "v_proj.weight"), a.dv_b = b.grad(s + "v_proj.bias");
     a.do_w = b.grad(s + "o_proj.weight"), a.do_b = b.grad(s + "o_proj.bias");
     a.dq_norm = b.grad(s + "q_norm.weight"), a.dk_norm = b.grad(s + "k_norm.weight");
-    blk.mlp.cfg = &cfg_;
-    MlpWeights& m = blk.mlp.w;
-    const std::string f = p + "mlp.";
-    m.gate_w = b.value(f + "gate_proj.weight"), m.gate_b = b.value(f + "gate_proj.bias");
-    m.up_w = b.value(f + "up_proj.weight"), m.up_b = b.value(f + "up_proj.bias");
-    m.down_w = b.value(f + "down_proj.weight"), m.down_b = b.value(f + "down_proj.bias");
-    m.dgate_w = b.grad(f + "gate_proj.weight"), m.dgate_b = b.grad(f + "gate_proj.bias");
-    m.dup_w = b.grad(f + "up_proj.weight"), m.dup_b = b.grad(f + "up_proj.bias");
-    m.ddown_w = b.grad(f + "down_proj.weight"), m.ddown_b = b.grad(f + "down_proj.bias");
+    blk.ffn = cfg_.layer(il).ffn;
+    if (blk.ffn == FfnKind::Moe)
+      bind_moe(b, cfg_, p + "mlp.", blk.moe);
+    else
+      bind_mlp(b, cfg_, p + "mlp.", 0, blk.mlp);
   }
   final_norm_ = bind_norm(b, cfg_, "model.norm");
   embed_w_ = b.value("model.embed_tokens.weight");

@@ -80,6 +80,7 @@ void TrainPlan::carve(const ModelConfig& c) {
   const bool ln = c.norm == NormKind::LayerNorm, mla = c.mla.enabled();
   const bool swiglu = c.mlp() == MlpKind::SwiGLU;
   Arena& a = arena;
+  const auto take = [&a](size_t n) { return a.take(n); };
   blocks.assign((size_t)c.num_hidden_layers, BlockSaved{});
   for (BlockSaved& s : blocks) {
     s.x_in = a.take(N * C), s.ln1 = a.take(N * C), s.ln1_rstd = a.take(N);
@@ -90,7 +91,10 @@ void TrainPlan::carve(const ModelConfig& c) {
       carve_attention(a, c, N, s.attn);
     s.x_mid = a.take(N * C), s.ln2 = a.take(N * C), s.ln2_rstd = a.take(N);
     s.ln2_mean = ln ? a.take(N) : nullptr;
-    s.mlp.gate = swiglu ? a.take(N * F) : nullptr, s.mlp.up = a.take(N * F), s.mlp.h = a.take(N * F);
+    if (c.layer((int)(&s - blocks.data())).ffn == FfnKind::Moe)
+      carve_moe(take, MoeSizes(c, N), s.moe);
+    else
+      s.mlp.gate = swiglu ? a.take(N * F) : nullptr, s.mlp.up = a.take(N * F), s.mlp.h = a.take(N * F);
   }
   BlockScratch& g = scratch;
   g.branch = a.take(N * C), g.dln = a.take(N * C), g.dnorm = a.take(N * C);
@@ -99,6 +103,7 @@ void TrainPlan::carve(const ModelConfig& c) {
   else
     carve_attention_grads(a, c, N, g.attn);
   g.mlp.dgate = a.take(N * F), g.mlp.dup = a.take(N * F), g.mlp.dh = a.take(N * F);
+  if (c.moe.enabled()) carve_moe_grads(take, MoeSizes(c, N), g.moe);
   x_final = a.take(N * C), lnf = a.take(N * C), lnf_rstd = a.take(N);
   lnf_mean = ln ? a.take(N) : nullptr;
   logits = a.take(N * (size_t)c.vocab_size);
@@ -134,6 +139,7 @@ void InferScratch::ensure(const ModelConfig& c, int n, int ctx, int capacity) {
       a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
     }
     b.mlp.gate = arena.take(R * F), b.mlp.up = arena.take(R * F), b.mlp.h = arena.take(R * F);
+    if (c.moe.enabled()) carve_moe([this](size_t k) { return arena.take(k); }, MoeSizes(c, R), b.moe);
     x = arena.take(R * C), lnf = arena.take(R * C);
   }
 }

@@ -32,6 +32,8 @@ struct TrainOptions {
   bool allreduce_buckets = false;  // data parallel: all-reduce per block during backward
   std::string test_fault;  // tests only (data_parallel.h): "desync@STEP" or "die@STEP"
   uint64_t seed = 1337;    // init weights and batch sampling
+  std::string moe_balance;  // MoE load balancing: none | aux_loss | bias_update ("" = the config's)
+  double moe_bias_gamma = 1e-3;  // γ of the bias update (DeepSeek-V3's auxiliary-loss-free balancing)
   bool quiet = false;      // no progress lines (tests)
   bool overwrite = false;  // allow a fresh run in a directory that already holds one
 };

@@ -12,6 +12,7 @@
 #include "core/threads.h"
 #include "io/checkpoint.h"
 #include "ledger/flops.h"
+#include "train/moe_load.h"
 #include "ledger/sgemm_peak.h"
 #include "model/init.h"
 #include "tokenizer/tokenizer.h"
@@ -43,6 +44,12 @@ double TrainerImpl::train_step(double lr) {
   const double loss = dp_->step_gradients(*model_, *loader_, micro_, &targets);
   grad_norm_ = clip_grad_norm(p.grad(), p.size(), o_.grad_clip);
   opt_->step(p, lr);
+  if (model_->config().moe.balance == MoeBalance::BiasUpdate) {
+    // Each rank would see only its own loads and the biases would drift apart.
+    LLM0_CHECK(dp_->ranks() == 1, "--moe-balance bias_update runs in one process only (the "
+               "expert loads are not summed over ranks yet); use aux_loss under mpirun");
+    model_->update_router_bias(o_.moe_bias_gamma);
+  }
   state_.tokens_seen += targets;
   return loss;
 }
@@ -73,9 +80,14 @@ void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s)
   const double el = seconds(), per_step = el / std::max(1, step - first_step_);
   const double eta = per_step * (state_.total_steps - step);
   const double mfu = tok_s * train_flops_per_token(model_->config(), o_.seq_len) / (peak_gflops_ * 1e9);
-  std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% | %s elapsed | ETA %s\n",
+  const MoeLoadSpread spread = moe_load_spread(model_->expert_load());
+  char experts[96] = "";
+  if (spread.layer >= 0)  // the worst layer's busiest and idlest expert (uniform: 1/E each)
+    std::snprintf(experts, sizeof experts, " | experts %.3f/%.3f (layer %d)", spread.max_fraction,
+                  spread.min_fraction, spread.layer);
+  std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% | %s elapsed | ETA %s%s\n",
               step, state_.total_steps, loss, lr, tok_s, 100 * mfu, clock_text(el).c_str(),
-              clock_text(eta).c_str());
+              clock_text(eta).c_str(), experts);
   std::fflush(stdout);
 }
 
@@ -95,6 +107,12 @@ void TrainerImpl::log_step(double loss, double lr, double tok_s) {
   nlohmann::json j = {{"step", state_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm_},
                       {"tokens_per_s", tok_s}, {"elapsed_s", seconds()},
                       {"tokens_seen", state_.tokens_seen}};
+  const MoeLoadSpread spread = moe_load_spread(model_->expert_load());
+  if (spread.layer >= 0) {  // expert-load spread of the last micro-batch, worst MoE layer
+    j["moe_load_max"] = spread.max_fraction, j["moe_load_min"] = spread.min_fraction;
+    j["moe_load_worst_layer"] = spread.layer;
+    if (model_->config().moe.balance == MoeBalance::AuxLoss) j["aux_loss"] = model_->aux_loss();
+  }
   const AllreduceStats& a = dp_->stats();
   if (a.calls > 0) {
     j["allreduce_bytes"] = a.bytes;

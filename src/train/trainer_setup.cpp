@@ -121,6 +121,12 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
   }
   LLM0_CHECK(!o_.config.empty(), "--config is required (or --resume)");
   ModelConfig cfg = ModelConfig::from_file(o_.config);
+  if (!o_.moe_balance.empty() && cfg.moe.enabled()) {
+    cfg.moe.balance = parse_moe_balance(o_.moe_balance, "--moe-balance");
+    if (cfg.moe.balance == MoeBalance::AuxLoss && cfg.moe.router_aux_loss_coef == 0)
+      cfg.moe.router_aux_loss_coef = 1e-3;  // HF Qwen3MoeConfig's default
+    cfg.moe.validate("--moe-balance");
+  }
   if (!o_.tokenizer.empty()) {
     tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(o_.tokenizer));
   } else {

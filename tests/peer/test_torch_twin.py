@@ -1,7 +1,8 @@
 """llm0 against its PyTorch twin (tools/torch_twin.py), as llm.c tests itself against PyTorch.
 
 For each tiny config (Llama, Qwen3, GPT-2 flavours; Mistral / Qwen2 / layer_types sliding-window
-layers and gpt-oss sinks): `llm0 init` writes a checkpoint, every weight is then replaced by random
+layers and gpt-oss sinks; DeepSeek MLA; mixture of experts: qwen3_moe, qwen2_moe, deepseek_v2,
+deepseek_v3 routers): `llm0 init` writes a checkpoint, every weight is then replaced by random
 values of a scale that exercises every path (norm weights != 1, biases != 0, attention far from
 uniform), and `llm0 check grads` and the twin (float32, all configs in this one process) compute
 logits, loss, every parameter's gradient and the losses of 5 AdamW steps on the same batch.
@@ -70,15 +71,37 @@ CONFIGS = {
                                        kv_lora_rank=9, qk_nope_head_dim=6, qk_rope_head_dim=2, v_head_dim=5,
                                        q_lora_rank=7, attention_bias=True, first_k_dense_replace=2,
                                        rms_norm_eps=1e-6, _batch=(2, 9)),
+    # Mixture of experts, the four routers (HF config fields verbatim; dense and MoE layers mixed).
+    "qwen3_moe_aux": dict(model_type="qwen3_moe", num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                          num_experts=5, num_experts_per_tok=2, moe_intermediate_size=12,
+                          norm_topk_prob=True, mlp_only_layers=[0], router_aux_loss_coef=0.02),
+    "qwen2_moe_shared": dict(model_type="qwen2_moe", num_attention_heads=4, num_key_value_heads=2, head_dim=6,
+                             num_experts=6, num_experts_per_tok=2, moe_intermediate_size=10,
+                             shared_expert_intermediate_size=18),
+    "deepseek_v2_moe_grouped": dict(model_type="deepseek_v2", num_attention_heads=3, num_key_value_heads=3,
+                                    kv_lora_rank=11, qk_nope_head_dim=5, qk_rope_head_dim=4, v_head_dim=7,
+                                    q_lora_rank=None, rms_norm_eps=1e-6, n_routed_experts=6,
+                                    num_experts_per_tok=2, moe_intermediate_size=10, n_shared_experts=1,
+                                    topk_method="group_limited_greedy", n_group=3, topk_group=2,
+                                    routed_scaling_factor=1.5, first_k_dense_replace=1),
+    "deepseek_v3_moe_noaux_tc": dict(model_type="deepseek_v3", num_attention_heads=4, num_key_value_heads=4,
+                                     kv_lora_rank=9, qk_nope_head_dim=6, qk_rope_head_dim=2, v_head_dim=5,
+                                     q_lora_rank=7, rms_norm_eps=1e-6, n_routed_experts=8, num_experts_per_tok=3,
+                                     moe_intermediate_size=6, n_shared_experts=2, n_group=4, topk_group=2,
+                                     norm_topk_prob=True, routed_scaling_factor=2.5, first_k_dense_replace=0,
+                                     scoring_func="sigmoid", topk_method="noaux_tc"),
 }
-SLIDING_OR_SINKS = ("sliding_window", "attention_sinks", "layer_types", "kv_lora_rank")
+SLIDING_OR_SINKS = ("sliding_window", "attention_sinks", "layer_types", "kv_lora_rank", "num_experts",
+                    "n_routed_experts")
 
 
 def randomize(weights, cfg, rng):
     """Replaces every weight by values that make each term matter (see the module docstring)."""
     out = {}
     for n, w in weights.items():
-        if w.ndim == 1 and n.endswith(".bias"):
+        if n.endswith("e_score_correction_bias"):  # DeepSeek-V3: shifts which experts are chosen
+            v = 0.1 * rng.standard_normal(w.shape)
+        elif w.ndim == 1 and n.endswith(".bias"):
             v = 0.2 * rng.standard_normal(w.shape)
         elif n.endswith(".sinks"):  # sink logits from well below to above the scores
             v = 1.5 * rng.standard_normal(w.shape)

@@ -4,7 +4,7 @@
 //   OUT/logits.npy         float32 [B*T, V] of the checkpoint's weights
 //   OUT/grads.safetensors  F32 gradient of the mean loss for every parameter (Hugging Face names)
 //   OUT/losses.json        {"loss": L0, "count": n, "losses": [L0, L1, ..., LN]}: Li is the mean
-//                          loss after i AdamW steps (src/train/adamw.h, no gradient clipping)
+//                          loss (+ the MoE balancing loss, when configured) after i AdamW steps (src/train/adamw.h, no gradient clipping)
 // Token and target files: .npy of int32 or int64 (numpy's default), or float32 holding integers;
 // targets < 0 are ignored.
 #include <cmath>
@@ -134,7 +134,7 @@ void run_check_grads(const CheckArgs& a) {
     const double sum = model->forward(tok.ids.data(), tgt.ids.data(), B, T, &count);
     LLM0_CHECK(count > 0, "--targets: no target >= 0, the loss is undefined");
     if (count_out) *count_out = count;
-    const double loss = sum / (double)count;
+    const double loss = sum / (double)count + model->aux_loss();  // + MoE balancing loss, if any
     if (!grad) return loss;
     if (count_out) write_npy(a.output + "/logits.npy", model->logits(), Shape{B * T, V});
     model->backward(1.0f / (float)count);

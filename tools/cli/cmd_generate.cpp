@@ -14,6 +14,8 @@
 #include "common.h"
 #include "core/check.h"
 #include "infer/generator_io.h"
+#include "ledger/kv_format.h"
+#include "ledger/param_count.h"
 
 namespace llm0::cli {
 
@@ -44,6 +46,20 @@ std::string per_layer(const std::vector<WorkCounters>& layers, bool kv) {
   for (const WorkCounters& c : layers)
     s += (s.empty() ? "" : " ") + std::to_string(kv ? c.kv_projected : c.qk_scores);
   return s;
+}
+
+// Parameters of the model, and for mixture-of-experts layers the tokens routed to each expert.
+void print_parameters(const GenerateResult& r, const ModelConfig& c) {
+  const ParamCount n = count_parameters(c);
+  std::fprintf(stderr, "parameters:           %s total, %s active per token\n",
+               format_thousands((uint64_t)n.total).c_str(), format_thousands((uint64_t)n.active).c_str());
+  for (size_t il = 0; il < r.layer_counters.size(); ++il) {
+    const std::vector<uint64_t>& t = r.layer_counters[il].expert_tokens;
+    if (t.empty()) continue;
+    std::string list;
+    for (uint64_t v : t) list += (list.empty() ? "" : " ") + std::to_string(v);
+    std::fprintf(stderr, "tokens per expert:    layer %zu: %s\n", il, list.c_str());
+  }
 }
 
 void print_summary(const GenerateResult& r) {
@@ -96,6 +112,7 @@ void run_generate(GenerateArgs& a) {
       std::printf("\n");
       std::fflush(stdout);
       print_summary(r);
+      print_parameters(r, gm.model->config());
     }
     std::fflush(stdout);
   }

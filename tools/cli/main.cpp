@@ -47,6 +47,7 @@ void register_train(CLI::App& app);
 void register_init(CLI::App& app);
 void register_data(CLI::App& app);
 void register_kv(CLI::App& app);
+void register_params(CLI::App& app);
 void register_lesson(CLI::App& app);
 void register_tokenizer(CLI::App& app);
 void register_generate(CLI::App& app);
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_init(app);
   llm0::cli::register_data(app);
   llm0::cli::register_kv(app);
+  llm0::cli::register_params(app);
   llm0::cli::register_lesson(app);
   llm0::cli::register_tokenizer(app);
   llm0::cli::register_generate(app);

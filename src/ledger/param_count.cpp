@@ -1,0 +1,88 @@
+// Parameter ledger. See param_count.h. Mirrors model/param_layout.cpp; the test checks the sum
+// against Model::num_parameters for every model kind.
+#include "ledger/param_count.h"
+
+#include "core/json_file.h"
+#include "model/config_fields.h"
+
+namespace llm0 {
+
+namespace {
+
+struct Part {
+  double total = 0, active = 0, matmul_active = 0, experts = 0;
+};
+
+double swiglu(double C, double F) { return 3.0 * C * F; }
+
+Part attention(const ModelConfig& c) {
+  const double C = c.hidden_size, H = c.num_attention_heads;
+  Part p;
+  if (c.mla.enabled()) {
+    const MlaConfig& m = c.mla;
+    const double D = m.qk_head_dim(), r = m.kv_lora_rank, qr = m.q_lora_rank;
+    const double q = qr > 0 ? qr * C + qr + H * D * qr : H * D * C;  // + q_a_layernorm
+    const double mm = (qr > 0 ? qr * C + H * D * qr : H * D * C) + (r + m.qk_rope_head_dim) * C +
+                      H * (m.qk_nope_head_dim + m.v_head_dim) * r + C * H * m.v_head_dim;
+    const double bias = c.attention_bias ? (qr > 0 ? qr : 0) + r + m.qk_rope_head_dim + C : 0;
+    p.matmul_active = mm;
+    p.total = q + (r + m.qk_rope_head_dim) * C + r + H * (m.qk_nope_head_dim + m.v_head_dim) * r +
+              C * H * m.v_head_dim + bias;
+  } else {
+    const double D = c.head_dim, Hkv = c.num_key_value_heads;
+    p.matmul_active = 2 * C * H * D + 2 * C * Hkv * D;
+    p.total = p.matmul_active + (c.qkv_bias() ? H * D + 2 * Hkv * D : 0) + (c.o_bias() ? C : 0) +
+              (c.attention_sinks ? H : 0) + (c.use_qk_norm ? 2 * D : 0);
+  }
+  p.active = p.total;
+  return p;
+}
+
+Part ffn(const ModelConfig& c, FfnKind kind) {
+  const double C = c.hidden_size;
+  Part p;
+  if (kind == FfnKind::Mlp) {
+    const double F = c.intermediate_size, mats = c.mlp() == MlpKind::SwiGLU ? 3.0 : 2.0;
+    p.matmul_active = mats * C * F;
+    p.total = p.active = p.matmul_active + (c.mlp_bias ? (mats - 1) * F + C : 0);
+    return p;
+  }
+  const MoeConfig& m = c.moe;
+  const double E = m.num_experts, K = m.num_experts_per_tok, Fe = m.moe_intermediate_size;
+  const double Fs = m.shared_expert_intermediate_size;
+  const double router = E * C, gate = m.shared_expert_gate ? C : 0;
+  const double shared = Fs > 0 ? swiglu(C, Fs) : 0;
+  p.experts = E * swiglu(C, Fe);
+  p.total = router + (m.has_correction_bias() ? E : 0) + p.experts + shared + gate;
+  p.matmul_active = router + K * swiglu(C, Fe) + shared + gate;
+  p.active = p.matmul_active + (m.has_correction_bias() ? E : 0);
+  return p;
+}
+
+}  // namespace
+
+ParamCount count_parameters(const ModelConfig& c) {
+  const double C = c.hidden_size, V = c.vocab_size;
+  const double norm = c.norm == NormKind::LayerNorm ? 2 * C : C;  // weight (+ bias)
+  ParamCount n;
+  n.embedding = V * C + (c.position == PositionKind::Learned ? (double)c.max_position_embeddings * C : 0);
+  const double head = c.tie_word_embeddings ? 0 : V * C;
+  n.total = n.active = n.embedding + head + norm;  // + final norm
+  n.matmul_active = V * C;                         // lm_head (the embedding when tied)
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    const Part a = attention(c), f = ffn(c, c.layer(il).ffn);
+    n.total += 2 * norm + a.total + f.total;
+    n.active += 2 * norm + a.active + f.active;
+    n.matmul_active += a.matmul_active + f.matmul_active;
+    n.experts += f.experts;
+  }
+  return n;
+}
+
+ModelConfig read_config_for_count(const std::string& path) {
+  nlohmann::json j = text_config_of(read_json_file(path, "config file"));
+  j.erase("rope_scaling");
+  return ModelConfig::from_json(j, path);
+}
+
+}  // namespace llm0

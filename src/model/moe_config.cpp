@@ -1,0 +1,161 @@
+// config.json <-> MoeConfig. See moe_config.h. Defaults follow the HF config classes
+// (Qwen2MoeConfig, Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config) and DeepSeek's published
+// configs: deepseek_v3 scores by sigmoid and chooses by noaux_tc unless the config says otherwise.
+#include "model/moe_config.h"
+
+#include "core/check.h"
+#include "model/config_fields.h"
+
+namespace llm0 {
+
+bool is_deepseek_type(const std::string& t) { return t == "deepseek_v2" || t == "deepseek_v3"; }
+
+namespace {
+
+double number_or(const nlohmann::json& j, const char* key, double fallback, const std::string& src) {
+  if (!j.contains(key) || j[key].is_null()) return fallback;
+  LLM0_CHECK(j[key].is_number(), "{}: field \"{}\" must be a number, got {}", src, key, j[key].dump());
+  return j[key].get<double>();
+}
+
+int int_or(const ConfigFields& f, const char* key, int fallback) {
+  const int64_t v = f.non_negative_or(key, fallback);
+  LLM0_CHECK(v <= 2147483647LL, "{}: field \"{}\"={} is out of range", f.source, key, v);
+  return (int)v;
+}
+
+std::string text_or(const ConfigFields& f, const char* key, const char* fallback) {
+  const std::string s = f.text_or_empty(key);
+  return s.empty() ? fallback : s;
+}
+
+MoeScoring parse_scoring(const std::string& s, const std::string& src) {
+  if (s == "softmax") return MoeScoring::Softmax;
+  LLM0_CHECK(s == "sigmoid", "{}: scoring_func=\"{}\" is not softmax or sigmoid", src, s);
+  return MoeScoring::Sigmoid;
+}
+
+MoeTopk parse_topk(const std::string& s, const std::string& src) {
+  if (s == "greedy") return MoeTopk::Greedy;
+  if (s == "group_limited_greedy") return MoeTopk::GroupLimitedGreedy;
+  LLM0_CHECK(s == "noaux_tc", "{}: topk_method=\"{}\" is not greedy, group_limited_greedy or "
+             "noaux_tc", src, s);
+  return MoeTopk::NoauxTc;
+}
+
+void read_deepseek(const ConfigFields& f, const std::string& t, MoeConfig& m) {
+  m.num_experts = int_or(f, "n_routed_experts", 0);
+  m.n_shared_experts = int_or(f, "n_shared_experts", 0);
+  m.routed_scaling_factor = number_or(f.config, "routed_scaling_factor", 1.0, std::string(f.source));
+  const bool v3 = t == "deepseek_v3";
+  m.topk_method = parse_topk(text_or(f, "topk_method", v3 ? "noaux_tc" : "greedy"), std::string(f.source));
+  m.scoring = parse_scoring(text_or(f, "scoring_func", v3 ? "sigmoid" : "softmax"), std::string(f.source));
+  m.n_group = (int)f.positive_or("n_group", 1), m.topk_group = (int)f.positive_or("topk_group", 1);
+  m.norm_topk_prob = f.flag_or("norm_topk_prob", v3);
+  m.first_k_dense_replace = int_or(f, "first_k_dense_replace", 0);
+  m.moe_layer_freq = (int)f.positive_or("moe_layer_freq", 1);
+  m.router_aux_loss_coef = number_or(f.config, "aux_loss_alpha", 0.0, std::string(f.source));
+}
+
+void read_qwen(const ConfigFields& f, const std::string& t, MoeConfig& m) {
+  m.num_experts = int_or(f, "num_experts", 0);
+  m.norm_topk_prob = f.flag_or("norm_topk_prob", false);
+  m.decoder_sparse_step = (int)f.positive_or("decoder_sparse_step", 1);
+  m.router_aux_loss_coef = number_or(f.config, "router_aux_loss_coef", 0.0, std::string(f.source));
+  if (t != "qwen3_moe") {  // qwen2_moe, qwen3_next: a gated shared expert
+    m.shared_expert_intermediate_size = int_or(f, "shared_expert_intermediate_size", 0);
+    m.shared_expert_gate = m.shared_expert_intermediate_size > 0;
+  }
+  if (f.has("mlp_only_layers")) {
+    const nlohmann::json& v = f.config.at("mlp_only_layers");
+    LLM0_CHECK(v.is_array(), "{}: field \"mlp_only_layers\" must be an array of layer indices",
+               f.source);
+    for (const nlohmann::json& i : v) {
+      LLM0_CHECK(i.is_number_integer() && i.get<int64_t>() >= 0 && i.get<int64_t>() < 1 << 30,
+                 "{}: mlp_only_layers entry {} is not a layer index", f.source, i.dump());
+      m.mlp_only_layers.push_back(i.get<int>());
+    }
+  }
+}
+
+}  // namespace
+
+MoeBalance parse_moe_balance(const std::string& s, const std::string& src) {
+  if (s == "none") return MoeBalance::None;
+  if (s == "aux_loss") return MoeBalance::AuxLoss;
+  LLM0_CHECK(s == "bias_update", "{}: moe_balance=\"{}\" is not none, aux_loss or bias_update",
+             src, s);
+  return MoeBalance::BiasUpdate;
+}
+
+MoeConfig MoeConfig::from_json(const nlohmann::json& j, const std::string& t, const std::string& src) {
+  const ConfigFields f{j, src};
+  MoeConfig m;
+  if (is_deepseek_type(t)) read_deepseek(f, t, m);
+  else if (t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next") read_qwen(f, t, m);
+  if (!m.enabled()) return m;
+  m.num_experts_per_tok = (int)f.positive("num_experts_per_tok");
+  m.moe_intermediate_size = (int)f.positive("moe_intermediate_size");
+  if (is_deepseek_type(t))
+    m.shared_expert_intermediate_size = m.moe_intermediate_size * m.n_shared_experts;
+  const std::string balance = f.text_or_empty("moe_balance");
+  m.balance = !balance.empty() ? parse_moe_balance(balance, src)
+              : m.router_aux_loss_coef > 0 ? MoeBalance::AuxLoss : MoeBalance::None;
+  m.validate(src);
+  return m;
+}
+
+void MoeConfig::validate(const std::string& src) const {
+  if (!enabled()) return;
+  const int E = num_experts, K = num_experts_per_tok;
+  LLM0_CHECK(K > 0 && K <= E, "{}: num_experts_per_tok={} must be in [1, {}] (the number of "
+             "experts)", src, K, E);
+  LLM0_CHECK(moe_intermediate_size > 0, "{}: moe_intermediate_size={} must be > 0", src,
+             moe_intermediate_size);
+  LLM0_CHECK(shared_expert_intermediate_size >= 0 && routed_scaling_factor > 0 &&
+                 router_aux_loss_coef >= 0,
+             "{}: shared_expert_intermediate_size={} must be >= 0, routed_scaling_factor={} > 0, "
+             "router_aux_loss_coef={} >= 0", src, shared_expert_intermediate_size,
+             routed_scaling_factor, router_aux_loss_coef);
+  if (topk_method != MoeTopk::Greedy) {
+    LLM0_CHECK(n_group > 0 && E % n_group == 0, "{}: n_routed_experts={} is not divisible by "
+               "n_group={}", src, E, n_group);
+    LLM0_CHECK(topk_group > 0 && topk_group <= n_group, "{}: topk_group={} must be in [1, "
+               "n_group={}]", src, topk_group, n_group);
+    LLM0_CHECK(K <= topk_group * (E / n_group), "{}: num_experts_per_tok={} exceeds the {} "
+               "experts of the topk_group={} groups kept", src, K, topk_group * (E / n_group),
+               topk_group);
+    LLM0_CHECK(topk_method != MoeTopk::NoauxTc || n_group == 1 || E / n_group >= 2,
+               "{}: noaux_tc ranks a group by its two best experts: n_group={} leaves {} per group",
+               src, n_group, E / n_group);
+  }
+  LLM0_CHECK(balance != MoeBalance::BiasUpdate || has_correction_bias(), "{}: moe_balance "
+             "\"bias_update\" needs topk_method \"noaux_tc\" (it updates e_score_correction_bias)",
+             src);
+}
+
+void MoeConfig::to_json(nlohmann::json& j, const std::string& t) const {
+  if (!enabled()) return;
+  j["num_experts_per_tok"] = num_experts_per_tok;
+  j["moe_intermediate_size"] = moe_intermediate_size;
+  j["norm_topk_prob"] = norm_topk_prob;
+  j["moe_balance"] = balance == MoeBalance::None ? "none"
+                     : balance == MoeBalance::AuxLoss ? "aux_loss" : "bias_update";
+  if (is_deepseek_type(t)) {
+    j["n_routed_experts"] = num_experts, j["n_shared_experts"] = n_shared_experts;
+    j["routed_scaling_factor"] = routed_scaling_factor;
+    j["topk_method"] = topk_method == MoeTopk::Greedy ? "greedy"
+                       : topk_method == MoeTopk::NoauxTc ? "noaux_tc" : "group_limited_greedy";
+    j["scoring_func"] = scoring == MoeScoring::Softmax ? "softmax" : "sigmoid";
+    j["n_group"] = n_group, j["topk_group"] = topk_group;
+    j["first_k_dense_replace"] = first_k_dense_replace, j["moe_layer_freq"] = moe_layer_freq;
+    j["aux_loss_alpha"] = router_aux_loss_coef;
+  } else {
+    j["num_experts"] = num_experts, j["decoder_sparse_step"] = decoder_sparse_step;
+    j["mlp_only_layers"] = mlp_only_layers, j["router_aux_loss_coef"] = router_aux_loss_coef;
+    if (shared_expert_intermediate_size > 0)
+      j["shared_expert_intermediate_size"] = shared_expert_intermediate_size;
+  }
+}
+
+}  // namespace llm0
