@@ -15,7 +15,7 @@
 # rounding alone moves log-probabilities by ~1e-4: at x8 the 30M model differs from a float64
 # PyTorch evaluation by 1.2e-4 (llm0) and 0.8e-4 (llama.cpp), so the scales stay below that.
 # Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2), MODELS (a subset of
-# "small 30m small-qwen3 small-mla"),
+# "small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe"),
 # PROMPT, WORK (scratch directory, default a fresh mktemp -d). Needs node and
 # `npm i -E node-llama-cpp@3.21.1` in bench/peers (`cd bench/peers && npm install`).
 set -euo pipefail
@@ -79,7 +79,25 @@ make_model "$ROOT/configs/llm0-small.json" "$WORK/small" 8
 make_model "$ROOT/configs/llm0-30m.json" "$WORK/30m" 4
 make_model "$WORK/llm0-small-qwen3.json" "$WORK/small-qwen3" 8
 make_model "$ROOT/configs/llm0-small-mla.json" "$WORK/small-mla" 8
+# Mixture of experts within what llama.cpp represents (shared/PEERS.md): qwen3moe (llm0-small-moe's
+# sizes, every layer MoE, renormalised top-2, no shared expert) and deepseek2 (MLA + V3 routing:
+# sigmoid, noaux_tc with 4 groups of 2, × 2.5, one shared expert, layer 0 dense).
+node -e '
+  const fs = require("fs"), c = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+  Object.assign(c, {architectures: ["Qwen3MoeForCausalLM"], model_type: "qwen3_moe", use_qk_norm: true});
+  delete c.shared_expert_intermediate_size;
+  fs.writeFileSync(process.argv[2], JSON.stringify(c, null, 2));
+  const d = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
+  Object.assign(d, {architectures: ["DeepseekV3ForCausalLM"], model_type: "deepseek_v3", n_routed_experts: 8,
+    num_experts_per_tok: 2, moe_intermediate_size: 224, n_shared_experts: 1, first_k_dense_replace: 1,
+    moe_layer_freq: 1, scoring_func: "sigmoid", topk_method: "noaux_tc", n_group: 4, topk_group: 2,
+    norm_topk_prob: true, routed_scaling_factor: 2.5});
+  fs.writeFileSync(process.argv[4], JSON.stringify(d, null, 2));' \
+  "$ROOT/configs/llm0-small-moe.json" "$WORK/llm0-small-qwen3moe.json" \
+  "$ROOT/configs/llm0-small-mla.json" "$WORK/llm0-small-deepseekmoe.json"
+make_model "$WORK/llm0-small-qwen3moe.json" "$WORK/small-qwen3moe" 8
+make_model "$WORK/llm0-small-deepseekmoe.json" "$WORK/small-deepseekmoe" 8
 fail=0
-for m in ${MODELS:-small 30m small-qwen3 small-mla}; do parity "$m" "$WORK/$m" || fail=1; done
+for m in ${MODELS:-small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe}; do parity "$m" "$WORK/$m" || fail=1; done
 [ $fail = 0 ] && echo "parity: PASS" || echo "parity: FAIL"
 exit $fail

@@ -403,3 +403,56 @@ TEST(GgufExport, CliWritesFileAndRejectsBadDtype) {
   EXPECT_NE(std::system((cli + " export gguf --model " + dir + " --output " + out +
                          " --dtype q4 2> /dev/null").c_str()), 0);
 }
+
+// Mixture of experts: qwen3moe (every layer MoE) and deepseek2 (MLA + V3 routing) with the
+// experts stacked [E, Fe, C] / [E, C, Fe], expert e's slice equal to its own tensor, the router
+// and correction bias as llama.cpp names them, and the routing metadata; configs llama.cpp would
+// run differently are refused by name.
+TEST(GgufExport, MixtureOfExpertsStacksTheExperts) {
+  for (const std::string family : {"qwen3_moe", "deepseek_v3"}) {
+    ModelConfig cfg = moe_model_config(family);
+    cfg.vocab_size = 300;
+    if (family == "qwen3_moe") cfg.layers[0].ffn = FfnKind::Moe, cfg.moe.mlp_only_layers.clear();
+    cfg.rms_norm_eps = 1e-6;
+    cfg.validate();
+    const std::string dir = make_checkpoint(cfg, family, true), out = temp_path(family + ".gguf");
+    const std::string arch = family == "qwen3_moe" ? "qwen3moe" : "deepseek2";
+    EXPECT_EQ(export_gguf(dir, out).architecture, arch);
+    const GgufFile f = read_gguf(out);
+    const std::unique_ptr<Model> m = load_model(dir);
+    const MoeConfig& moe = cfg.moe;
+    const int E = moe.num_experts, Fe = moe.moe_intermediate_size, C = cfg.hidden_size;
+    EXPECT_EQ(f.at(arch + ".expert_count").u, (uint64_t)E);
+    EXPECT_EQ(f.at(arch + ".expert_used_count").u, (uint64_t)moe.num_experts_per_tok);
+    EXPECT_EQ(f.at(arch + ".expert_feed_forward_length").u, (uint64_t)Fe);
+    const GgufTensorInfo* down = f.tensor("blk.1.ffn_down_exps.weight");
+    ASSERT_NE(down, nullptr);
+    EXPECT_EQ(down->shape(), (std::vector<int64_t>{E, C, Fe}));
+    EXPECT_EQ(f.tensor("blk.1.ffn_gate_exps.weight")->shape(), (std::vector<int64_t>{E, Fe, C}));
+    const std::vector<float> d = down->to_float();
+    const float* e2 = m->params().value("model.layers.1.mlp.experts.2.down_proj.weight");
+    EXPECT_EQ(std::vector<float>(d.begin() + 2 * C * Fe, d.begin() + 3 * C * Fe),
+              std::vector<float>(e2, e2 + C * Fe));
+    ASSERT_NE(f.tensor("blk.1.ffn_gate_inp.weight"), nullptr);
+    if (family == "deepseek_v3") {
+      EXPECT_EQ(f.at("deepseek2.expert_gating_func").u, 2u);  // sigmoid
+      EXPECT_EQ(f.at("deepseek2.expert_group_count").u, 4u);
+      EXPECT_EQ(f.at("deepseek2.expert_group_used_count").u, 2u);
+      EXPECT_EQ(f.at("deepseek2.expert_shared_count").u, 2u);
+      EXPECT_FLOAT_EQ((float)f.at("deepseek2.expert_weights_scale").f, 2.5f);
+      EXPECT_EQ(f.at("deepseek2.leading_dense_block_count").u, 0u);
+      ASSERT_NE(f.tensor("blk.0.exp_probs_b.bias"), nullptr);
+      EXPECT_EQ(f.tensor("blk.0.ffn_up_shexp.weight")->shape(), (std::vector<int64_t>{12, C}));
+    }
+  }
+  ModelConfig renorm_off = moe_model_config("qwen3_moe");
+  renorm_off.vocab_size = 300, renorm_off.layers[0].ffn = FfnKind::Moe;
+  renorm_off.moe.mlp_only_layers.clear();
+  renorm_off.moe.norm_topk_prob = false;
+  const std::string dir = make_checkpoint(renorm_off, "qwen3_moe_norm_off", true);
+  EXPECT_NE(error_of([&] { export_gguf(dir, temp_path("x.gguf")); }).find("norm_topk_prob"),
+            std::string::npos);
+  const std::string qwen2 = make_checkpoint(moe_model_config("qwen2_moe"), "qwen2_moe", true);
+  EXPECT_NE(error_of([&] { export_gguf(qwen2, temp_path("y.gguf")); }).find("qwen2_moe"),
+            std::string::npos);
+}

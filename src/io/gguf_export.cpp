@@ -12,6 +12,7 @@
 
 #include "core/check.h"
 #include "io/checkpoint.h"
+#include "io/gguf_export_moe.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/tokenizer.h"
 
@@ -31,6 +32,7 @@ std::string deepseek2_architecture(const ModelConfig& c) {
              "Hugging Face (and llm0) with 1e-6 — use rms_norm_eps 1e-6, as every published "
              "DeepSeek config does", c.rms_norm_eps);
   LLM0_CHECK(c.mlp() == MlpKind::SwiGLU, "GGUF export: deepseek2 needs a SwiGLU MLP");
+  check_gguf_moe(c, "deepseek2");
   return "deepseek2";
 }
 }  // namespace
@@ -38,8 +40,8 @@ std::string deepseek2_architecture(const ModelConfig& c) {
 std::string gguf_architecture(const ModelConfig& c) {
   const std::string& t = c.model_type;
   if (t == "deepseek_v2" || t == "deepseek_v3") return deepseek2_architecture(c);
-  LLM0_CHECK(t == "llama" || t == "qwen3", "GGUF export: model_type \"{}\" is not supported "
-             "(llama.cpp architectures llama and qwen3 only)", t);
+  LLM0_CHECK(t == "llama" || t == "qwen3" || t == "qwen3_moe", "GGUF export: model_type \"{}\" "
+             "is not supported (llama.cpp architectures llama, qwen3, qwen3moe and deepseek2 only)", t);
   LLM0_CHECK(c.position == PositionKind::Rope, "GGUF export: {} positions cannot be represented: "
              "llama.cpp's {} architecture uses RoPE", c.position == PositionKind::Learned ?
              "learned absolute" : "no (NoPE)", t);
@@ -61,6 +63,10 @@ std::string gguf_architecture(const ModelConfig& c) {
   else
     LLM0_CHECK(c.use_qk_norm, "GGUF export: llama.cpp's qwen3 architecture requires QK-norm "
                "(use_qk_norm)");
+  if (t == "qwen3_moe") {
+    check_gguf_moe(c, "qwen3moe");
+    return "qwen3moe";
+  }
   return t;
 }
 
@@ -150,9 +156,11 @@ void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& 
     g.add(a + "attention.value_length_mla", u32(m.v_head_dim));
     g.add(a + "attention.q_lora_rank", u32(m.q_lora_rank));  // 0: q_proj (no compression)
     g.add(a + "attention.kv_lora_rank", u32(m.kv_lora_rank));
-    g.add(a + "leading_dense_block_count", u32(c.num_hidden_layers));
-    g.add(a + "expert_feed_forward_length", u32(c.intermediate_size));
-    g.add(a + "expert_shared_count", u32(0));
+    if (!c.moe.enabled()) {  // every MLP layer dense
+      g.add(a + "leading_dense_block_count", u32(c.num_hidden_layers));
+      g.add(a + "expert_feed_forward_length", u32(c.intermediate_size));
+      g.add(a + "expert_shared_count", u32(0));
+    }
   } else {
     g.add(a + "attention.head_count_kv", u32(c.num_key_value_heads));
     if (c.head_dim * c.num_attention_heads != c.hidden_size) {
@@ -163,6 +171,7 @@ void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& 
   g.add(a + "rope.dimension_count", u32(c.rotary_dim()));
   g.add(a + "rope.freq_base", GgufValue::of_f32((float)c.rope_theta));
   g.add(a + "attention.layer_norm_rms_epsilon", GgufValue::of_f32((float)c.rms_norm_eps));
+  add_gguf_moe_metadata(g, c, arch);
 }
 
 // Tokens as byte-level strings (specials verbatim), merges as "left right", padding up to V.
@@ -229,6 +238,10 @@ size_t add_tensors(GgufWriter& g, const Model& model, const std::string& arch, G
   size_t numel = 0;
   for (const ParamInfo& p : model.params().params()) {
     const float* w = model.params().value(p.name);
+    if (add_gguf_moe_tensor(g, model, p, dtype)) {  // router, stacked experts, shared experts
+      numel += p.numel;
+      continue;
+    }
     if (p.name.ends_with(".self_attn.kv_b_proj.weight")) {
       const std::string il = p.name.substr(13, p.name.find('.', 13) - 13);  // model.layers.{il}.
       add_kv_b_split(g, c, "blk." + il + ".", w, dtype);
