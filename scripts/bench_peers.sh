@@ -31,11 +31,15 @@ THREADS=${THREADS:-"1 2"}
 WORK=${WORK:-$(mktemp -d)}
 MODELS=${MODELS:-"1m 10m 30m"}
 declare -A CONFIG=([1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json
-                   [small-swa]=configs/llm0-small-swa.json [small-mla]=configs/llm0-small-mla.json)
-declare -A STEPS=([1m]=${STEPS_1M:-8} [10m]=${STEPS_10M:-3} [30m]=${STEPS_30M:-2} [small-swa]=3 [small-mla]=3)
+                   [small-swa]=configs/llm0-small-swa.json [small-mla]=configs/llm0-small-mla.json
+                   [small-hybrid]=configs/llm0-small-hybrid.json)
+declare -A STEPS=([1m]=${STEPS_1M:-8} [10m]=${STEPS_10M:-3} [30m]=${STEPS_30M:-2} [small-swa]=3 [small-mla]=3
+                  [small-hybrid]=3)
 # small-swa (sliding windows + sinks) has no llama.cpp counterpart in the exported GGUF: it is
 # compared for training only; small-mla runs against llama.cpp's deepseek2 (MODELS="small-mla").
-has_infer() { case "$1" in small-swa) return 1 ;; *) return 0 ;; esac; }
+# small-hybrid (Gated DeltaNet, qwen3_next with dense MLP): llama.cpp's qwen3next expects MoE
+# layers, so training only (MODELS="small-hybrid"; the twin's delta rule is a per-token loop).
+has_infer() { case "$1" in small-swa|small-hybrid) return 1 ;; *) return 0 ;; esac; }
 any_infer=false
 for m in $MODELS; do
   [ -n "${CONFIG[$m]:-}" ] || { echo "bench_peers.sh: unknown model $m (one of ${!CONFIG[*]})" >&2; exit 1; }

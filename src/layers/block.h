@@ -1,9 +1,11 @@
 // Pre-norm decoder block (GPT-2 / Llama): h = x + attn(norm1(x)); out = h + mlp(norm2(h)).
 // HF names: input_layernorm, self_attn, post_attention_layernorm, mlp. The sequence mixer is the
-// layer's kind (LayerConfig): attention (full or sliding) or multi-head latent attention (MLA).
+// layer's kind (LayerConfig): attention (full or sliding), multi-head latent attention (MLA) or
+// Gated DeltaNet (linear attention).
 // Layouts: x, out [N, C] with N = B·T rows.
 #pragma once
 #include "layers/attention.h"
+#include "layers/gated_deltanet.h"
 #include "layers/mla.h"
 #include "layers/mlp.h"
 #include "layers/norm.h"
@@ -17,6 +19,7 @@ struct BlockSaved {
   float *ln1_mean = nullptr, *ln1_rstd = nullptr;  // [N]
   AttentionSaved attn;                             // attention layers
   MlaSaved mla;                                    // latent-attention layers
+  GatedDeltaNetSaved gdn;                          // linear-attention layers
   float* x_mid = nullptr;                          // [N, C] x_in + attn
   float* ln2 = nullptr;                            // [N, C] norm2(x_mid)
   float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
@@ -30,6 +33,7 @@ struct BlockScratch {
   float* dnorm = nullptr;   // [N, C]
   AttentionGradScratch attn;
   MlaGradScratch mla;
+  GatedDeltaNetGradScratch gdn;
   MlpGradScratch mlp;
 };
 
@@ -38,6 +42,7 @@ struct BlockInferScratch {
   float *ln = nullptr, *branch = nullptr;  // [Tn, C]
   AttentionInferScratch attn;
   MlaInferScratch mla;
+  GatedDeltaNetSaved gdn;                  // bound for (1, Tn)
   MlpSaved mlp;                            // [Tn, F] each
 };
 
@@ -46,6 +51,7 @@ struct Block {
   NormLayer norm1, norm2;
   AttentionLayer attn;
   MlaLayer mla;
+  GatedDeltaNetLayer gdn;
   MlpLayer mlp;
 
   /// out [N, C] from s.x_in (which the caller filled); saves activations in s.

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/gated_deltanet_config.h"
+
 namespace llm0 {
 
 /// How positions enter the model.
@@ -21,9 +23,10 @@ enum class PositionKind {
 enum class NormKind { RMSNorm, LayerNorm };
 enum class MlpKind { SwiGLU, Gelu };
 
-/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention;
-/// LatentAttention: DeepSeek's multi-head latent attention, every layer of deepseek_v2/v3).
-enum class LayerKind { FullAttention, SlidingAttention, LatentAttention };
+/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention,
+/// linear_attention = Gated DeltaNet; LatentAttention: DeepSeek's multi-head latent attention,
+/// every layer of deepseek_v2/v3).
+enum class LayerKind { FullAttention, SlidingAttention, LatentAttention, LinearAttention };
 
 /// Multi-head latent attention sizes (HF DeepseekV2Config / DeepseekV3Config field names;
 /// DeepSeek-V2, arXiv:2405.04434 §2.1). q_lora_rank 0 = no query compression (q_proj).
@@ -64,6 +67,11 @@ struct ModelConfig {
   std::string hidden_act = "silu";   // "silu" -> SwiGLU; "gelu", "gelu_new", "gelu_pytorch_tanh" -> GELU MLP
   int sliding_window = 0;            // W of the sliding layers (0: no layer slides)
   MlaConfig mla;                     // deepseek_v2 / deepseek_v3 attention (every layer)
+  GatedDeltaNetConfig linear;        // linear_attention layers (qwen3_next; any config with
+                                     // layer_types naming them)
+  bool attn_output_gate = false;     // gated attention (arXiv:2505.06708): q_proj [H·2·D, C] per
+                                     // head [query | gate], output · σ(gate) before o_proj. Always
+                                     // on for qwen3_next; elsewhere an llm0 extension key
   std::vector<LayerConfig> layers;   // [num_hidden_layers] (from_json resolves; empty = all full)
   // llm0 extensions (not in HF configs):
   PositionKind position = PositionKind::Rope;  // "position_embedding_type": rope | learned | none
@@ -83,12 +91,18 @@ struct ModelConfig {
   /// for qwen2: HF Qwen2Attention has bias=True on q/k/v_proj and bias=False on o_proj).
   bool qkv_bias() const { return attention_bias || model_type == "qwen2"; }
   bool o_bias() const { return attention_bias && model_type != "qwen2"; }
+  /// Qwen3-Next's RMSNorms outside the DeltaNet (input, post-attention, final, q_norm, k_norm)
+  /// scale by (1 + w), weights stored zero-centred (HF Qwen3NextRMSNorm).
+  bool unit_offset_norms() const { return model_type == "qwen3_next"; }
+  /// True when some layer is linear attention.
+  bool has_linear_layers() const;
 
   /// Parses and validates. `source` names the file in error messages.
   /// Throws llm0::Error naming the field: missing required field, wrong type, non-positive size,
   /// num_attention_heads % num_key_value_heads != 0, unknown hidden_act / norm / position kind,
   /// a model_type the engine does not run (gpt_oss, gemma*, ... named with what is missing),
-  /// linear_attention layers, rope_scaling.
+  /// rope_scaling, a qwen3_next layer with experts (num_experts > 0: the MoE issue), missing or
+  /// inconsistent linear_* sizes when some layer is linear_attention.
   static ModelConfig from_json(const nlohmann::json& j, const std::string& source = "config.json");
   /// Reads and parses a config.json file. Throws llm0::Error naming the file.
   static ModelConfig from_file(const std::string& path);

@@ -5,6 +5,7 @@
 
 #include "cache/kv_cache.h"
 #include "cache/latent_cache.h"
+#include "cache/recurrent_state.h"
 #include "cache/ring_kv_cache.h"
 #include "model/plan.h"
 #include "ops/embedding.h"
@@ -108,6 +109,8 @@ ModelCache Model::new_cache(int max_context) const {
     const LayerConfig l = cfg_.layer(il);
     if (l.kind == LayerKind::LatentAttention)
       cache.add(std::make_unique<LatentCache>(cap, cfg_.mla.kv_lora_rank, cfg_.mla.qk_rope_head_dim));
+    else if (l.kind == LayerKind::LinearAttention)
+      cache.add(std::make_unique<RecurrentState>(cap, cfg_.linear));
     else if (l.kind == LayerKind::SlidingAttention)
       cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D));
     else
