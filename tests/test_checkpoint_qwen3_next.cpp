@@ -10,6 +10,7 @@
 
 #include "core/check.h"
 #include "io/checkpoint.h"
+#include "io/gguf_export.h"
 #include "io/safetensors.h"
 #include "model_fixtures.h"
 #include "test_util.h"
@@ -75,6 +76,25 @@ TEST(CheckpointQwen3Next, SavedCheckpointLoadsWithEveryTensorUsed) {
   EXPECT_EQ(back->num_parameters(), m.num_parameters());
   const std::vector<int> tokens = random_tokens(11, c.vocab_size, 2);
   EXPECT_TRUE(test::all_close(logits_of(*back, tokens), logits_of(m, tokens), 0, 0, "logits"));
+}
+
+// llama.cpp's qwen3next needs MoE layers (the MoE issue): until then the GGUF export refuses
+// linear layers and the attention output gate by name instead of writing a llama file with the
+// wrong q_proj.
+TEST(CheckpointQwen3Next, GgufExportRefusesWhatLlamaCppCannotRead) {
+  auto refusal = [](const ModelConfig& c) {
+    try {
+      gguf_architecture(c);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(refusal(hybrid_config({1, 0}, false)).find("linear-attention"), std::string::npos);
+  EXPECT_NE(refusal(hybrid_config({0, 0}, false, 4, /*gate=*/true)).find("attn_output_gate"),
+            std::string::npos);
+  EXPECT_NE(refusal(hybrid_config({1, 0}, true)).find("qwen3_next"), std::string::npos);
+  EXPECT_EQ(refusal(hybrid_config({0, 0}, false)), "") << "a plain llama still exports";
 }
 
 }  // namespace

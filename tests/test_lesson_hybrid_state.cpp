@@ -7,6 +7,7 @@
 #include "core/json_file.h"
 #include "ledger/kv_ledger.h"
 #include "lesson/lesson_hybrid_state.h"
+#include "lesson/lesson_kv_cache.h"
 
 using namespace llm0;
 
@@ -34,4 +35,19 @@ TEST(LessonHybridState, KvGrowsWithTheContextAndTheStateDoesNot) {
   EXPECT_EQ(l.anchor_kv_bytes_per_token, 65536u) << "the course's 64 KiB per token";
   opt.contexts = {0};
   EXPECT_THROW(lesson::run_hybrid_state_lesson(opt), Error);
+}
+
+// `llm0 lesson kv-cache --config configs/llm0-small-hybrid.json`: layer 0 is linear attention
+// (no K/V), so the per-layer counts are those of the first full-attention layer (layer 3).
+TEST(LessonHybridState, KvCacheLessonCountsTheFirstAttentionLayer) {
+  auto m = lesson::lesson_model_from_config(
+      std::string(LLM0_SOURCE_DIR) + "/configs/llm0-small-hybrid.json", 1);
+  lesson::KvLessonOptions o;
+  o.prompt_len = 3, o.generate = 4, o.up_to = 0;
+  const lesson::KvCacheLesson l = lesson::run_kv_cache_lesson(*m, o, "hybrid");
+  EXPECT_TRUE(l.same_tokens);
+  // With the cache every token is projected once: P + G − 1 K/V vectors in the counted layer,
+  // and 2 full-attention layers in all.
+  EXPECT_EQ(l.with_cache.kv_per_layer, 3u + 4u - 1u);
+  EXPECT_EQ(l.with_cache.kv_total, 2u * (3u + 4u - 1u));
 }
