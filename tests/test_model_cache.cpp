@@ -138,6 +138,23 @@ TEST(ModelCache, GatedDeltaNetHybridIncrementalEqualsFull) {
                      "splits 2, 1, 2 (< K-1), 4 (= L), 9 (> L)");
 }
 
+// Model::set_linear_chunk_size (`--delta-chunk`): chunk lengths 1, 5 and 64 give the same logits
+// through the full and the cached path; bad lengths are refused.
+TEST(ModelCache, GatedDeltaNetChunkLengthIsASettingNotAResult) {
+  const ModelConfig c = hybrid_config({1, 1}, /*qwen3_next=*/true, 64);
+  Model m(c);
+  random_weights(m, 7, 0.15);
+  const std::vector<int> tokens = random_tokens(23, c.vocab_size, 5);
+  const std::vector<float> ref = full_logits(m, tokens);
+  for (int L : {1, 5, 64}) {
+    m.set_linear_chunk_size(L);
+    const std::string name = "chunk " + std::to_string(L);
+    expect_same_logits(full_logits(m, tokens), ref, c.vocab_size, name + " full");
+    expect_same_logits(cached_logits(m, tokens, {7, 2}), ref, c.vocab_size, name + " cached");
+  }
+  EXPECT_THROW(m.set_linear_chunk_size(0), Error);
+}
+
 TEST(ModelCache, WindowAtLeastTheSequenceEqualsFullAttention) {
   ModelConfig full = sliding_config(4, {0, 0}, false), wide = sliding_config(20, {1, 1}, false);
   Model a(full), b(wide);

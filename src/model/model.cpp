@@ -145,6 +145,14 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
   linear_forward(logits, s.lnf, head_w_, nullptr, rows, C, V);
 }
 
+void Model::set_linear_chunk_size(int L) {
+  LLM0_CHECK(L >= 1 && L <= 4096, "Gated DeltaNet chunk length {} must be in [1, 4096]", L);
+  cfg_.linear.chunk_size = L;
+  for (Block& b : blocks_) b.gdn.cfg.chunk_size = L;
+  plan_.reset();  // the saved chunk states and the scratch are sized by L
+  infer_ = std::make_unique<InferScratch>();
+}
+
 WorkCounters Model::total_counters() const {
   WorkCounters t;
   for (const WorkCounters& c : counters_) {
