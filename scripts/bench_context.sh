@@ -7,6 +7,9 @@
 #   PAIR=mla (configs/llm0-small-mla.json; CONTEXTS default 256,1024,4096)
 #     absorbed  MLA decode with W_UK / W_UV absorbed (reads only the latents)
 #     expanded  MLA decode re-creating k_nope and v of every cached token
+#   PAIR=hybrid (CONTEXTS default 256,4096,16384)
+#     full      llm0-small (every layer full attention)
+#     hybrid    configs/llm0-small-hybrid.json (Gated DeltaNet 3 : 1 full attention)
 # For each context n in CONTEXTS: prefill n tokens (seconds, q·k scores), then decode 32 tokens
 # (ms per token, q·k scores and cached K/V bytes read per token, from the engine's counters), via
 # `llm0 bench context --json`. The two models alternate REPS times at each thread count; the
@@ -25,7 +28,8 @@ PAIR=${PAIR:-sliding}
 case "$PAIR" in
   sliding) MODELS=(full sliding); CONTEXTS=${CONTEXTS:-512,4096,16384} ;;
   mla) MODELS=(absorbed expanded); CONTEXTS=${CONTEXTS:-256,1024,4096} ;;
-  *) echo "bench_context.sh: PAIR=$PAIR is not sliding or mla" >&2; exit 1 ;;
+  hybrid) MODELS=(full hybrid); CONTEXTS=${CONTEXTS:-256,4096,16384} ;;
+  *) echo "bench_context.sh: PAIR=$PAIR is not sliding, mla or hybrid" >&2; exit 1 ;;
 esac
 WORK=${WORK:-$(mktemp -d)}
 [ -x "$LLM0" ] || { echo "bench_context.sh: llm0 not found at $LLM0 (make build)" >&2; exit 1; }
@@ -40,6 +44,9 @@ json.dump(c, open(f"{sys.argv[2]}/sliding.json", "w"))
 c = json.load(open(f"{sys.argv[1]}/llm0-small-mla.json"))
 c["max_position_embeddings"] = 16448
 json.dump(c, open(f"{sys.argv[2]}/mla.json", "w"))
+c = json.load(open(f"{sys.argv[1]}/llm0-small-hybrid.json"))
+c["max_position_embeddings"] = 16448
+json.dump(c, open(f"{sys.argv[2]}/hybrid.json", "w"))
 PY
 # model name -> config file and flags
 run_model() {  # name threads

@@ -99,14 +99,39 @@ inline ModelConfig moe_model_config(const std::string& family) {
   return c;
 }
 
-/// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1)).
+/// Gated DeltaNet hybrid on tiny_config's sizes (GQA 4/2, hidden 28, head_dim 24): layer il is
+/// linear_attention when `linear` has a 1 at il, else full attention; nk 2, nv 4, dk 6, dv 5,
+/// K 4, chunk L = `chunk`. qwen3_next flavour (gated attention, (1 + w) norms, QK-norm, partial
+/// RoPE 0.25) when `qwen3_next`; else llama with the extension key attn_output_gate = `gate`.
+inline ModelConfig hybrid_config(std::vector<int> linear, bool qwen3_next, int chunk = 4,
+                                 bool gate = false) {
+  ModelConfig c = tiny_config(Heads::GQA, PositionKind::Rope, qwen3_next ? 0.25 : 1.0,
+                              qwen3_next);
+  if (qwen3_next) c.model_type = "qwen3_next";
+  c.attn_output_gate = qwen3_next || gate;
+  c.num_hidden_layers = (int)linear.size();
+  c.layers.assign(linear.size(), LayerConfig{});
+  for (size_t il = 0; il < linear.size(); ++il)
+    if (linear[il]) c.layers[il].kind = LayerKind::LinearAttention;
+  c.linear.linear_num_key_heads = 2, c.linear.linear_num_value_heads = 4;
+  c.linear.linear_key_head_dim = 6, c.linear.linear_value_head_dim = 5;
+  c.linear.linear_conv_kernel_dim = 4, c.linear.chunk_size = chunk;
+  c.validate();
+  return c;
+}
+
+/// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1); for Qwen3-Next's
+/// zero-centred (1 + w) norms w = normal(0, 0.1), the same scales).
 inline void random_weights(Model& m, unsigned seed, double sd = 0.25) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> n(0.0, 1.0);
   for (const ParamInfo& p : m.params().params()) {
     float* w = m.params().data() + p.offset;
     const bool norm = p.name.find("norm") != std::string::npos && p.name.find(".weight") != std::string::npos;
-    for (size_t i = 0; i < p.numel; ++i) w[i] = (float)(norm ? 1.0 + 0.1 * n(rng) : sd * n(rng));
+    const bool centred = norm && m.config().unit_offset_norms() &&
+                         p.name.find("linear_attn.") == std::string::npos;
+    const double base = norm && !centred ? 1.0 : 0.0;
+    for (size_t i = 0; i < p.numel; ++i) w[i] = (float)(base + (norm ? 0.1 : sd) * n(rng));
   }
 }
 

@@ -25,8 +25,8 @@ void expect_ledger_equals_engine(const ModelConfig& c, int L) {
   KvOptions opt;
   opt.dtype = KvDtype::kFp32, opt.context = L;
   const KvLedger k = kv_ledger(c.to_json(), opt);
-  EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_at_context) << "Hkv=" << c.num_key_value_heads;
-  EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_per_token * (uint64_t)L);
+  EXPECT_EQ(cache.bytes_in_use(), k.total_bytes_at_context) << "Hkv=" << c.num_key_value_heads;
+  EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_per_token * (uint64_t)L + k.fixed_state_bytes);
 }
 }  // namespace
 
@@ -42,6 +42,18 @@ TEST(KvLedgerEngine, LatentCacheBytesEqualTheLedger) {
     const ModelConfig c = mla_model_config(qr);
     EXPECT_EQ(kv_ledger(c.to_json(), {}).attention_kind, AttentionKind::kMLA);
   }
+}
+
+// Gated DeltaNet hybrids: KV per token for the full layers plus the fixed state (S and the conv
+// window) of the linear ones, at every length.
+TEST(KvLedgerEngine, HybridStateAndKvEqualTheLedger) {
+  for (int L : {1, 5, 40}) {
+    expect_ledger_equals_engine(hybrid_config({1, 1, 1, 0}, /*qwen3_next=*/true), L);
+    expect_ledger_equals_engine(hybrid_config({1, 1}, /*qwen3_next=*/true), L);
+  }
+  const ModelConfig c = hybrid_config({1, 0}, true);
+  const KvLedger k = kv_ledger(c.to_json(), KvOptions{});
+  EXPECT_EQ(k.linear_state_bytes, 4u * 6 * 5 * 4) << "nv · dk · dv · 4 B";
 }
 
 TEST(KvLedgerEngine, DefaultPresetAtFullContext) {

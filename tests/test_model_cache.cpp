@@ -49,10 +49,10 @@ void expect_same_logits(const std::vector<float>& a, const std::vector<float>& b
 }
 
 void check_config(const ModelConfig& c, const std::string& name, int T = 16,
-                  MlaDecode form = MlaDecode::Absorbed) {
+                  MlaDecode form = MlaDecode::Absorbed, double sd = 0.25) {
   Model m(c);
   m.set_mla_decode(form);
-  random_weights(m, 7);
+  random_weights(m, 7, sd);
   const std::vector<int> tokens = random_tokens(T, c.vocab_size, 11);
   const std::vector<float> full = full_logits(m, tokens);
   const int V = c.vocab_size;
@@ -154,6 +154,46 @@ TEST(ModelCache, MixtureOfExpertsIncrementalEqualsFullEveryFamily) {
 }
 
 // A sliding layer with W = context gives exactly full attention's logits.
+// Gated DeltaNet: the recurrent state (S and the conv window) carries across calls: chunk sizes
+// 1 and 2 are shorter than K − 1 = 3, the op's chunk L = 4 sits between 3 and T. Weights of
+// sd 0.15: the gated RMSNorm after o = Sᵀq (a short dot product that can cancel) turns the
+// rounding of single-token projections (matvec vs sgemm) into up to 2e-4 of logit difference
+// after four linear layers at sd 0.25 — one layer stays within 1e-5 of the double reference
+// cached and full (test_layers_gated_deltanet).
+TEST(ModelCache, GatedDeltaNetHybridIncrementalEqualsFull) {
+  const double sd = 0.15;
+  check_config(hybrid_config({1, 1, 1, 0}, /*qwen3_next=*/true), "qwen3_next 3 linear : 1 full",
+               19, MlaDecode::Absorbed, sd);
+  check_config(hybrid_config({1, 1}, /*qwen3_next=*/true, 8), "qwen3_next all linear", 21,
+               MlaDecode::Absorbed, sd);
+  check_config(hybrid_config({0, 1}, /*qwen3_next=*/false, 4, /*gate=*/true), "llama gated", 17,
+               MlaDecode::Absorbed, sd);
+  const ModelConfig c = hybrid_config({1, 0}, true);
+  Model m(c);
+  random_weights(m, 7, sd);
+  const std::vector<int> tokens = random_tokens(18, c.vocab_size, 3);
+  const std::vector<float> full = full_logits(m, tokens);
+  expect_same_logits(full, cached_logits(m, tokens, {2, 1, 2, 4, 9}), c.vocab_size,
+                     "splits 2, 1, 2 (< K-1), 4 (= L), 9 (> L)");
+}
+
+// Model::set_linear_chunk_size (`--delta-chunk`): chunk lengths 1, 5 and 64 give the same logits
+// through the full and the cached path; bad lengths are refused.
+TEST(ModelCache, GatedDeltaNetChunkLengthIsASettingNotAResult) {
+  const ModelConfig c = hybrid_config({1, 1}, /*qwen3_next=*/true, 64);
+  Model m(c);
+  random_weights(m, 7, 0.15);
+  const std::vector<int> tokens = random_tokens(23, c.vocab_size, 5);
+  const std::vector<float> ref = full_logits(m, tokens);
+  for (int L : {1, 5, 64}) {
+    m.set_linear_chunk_size(L);
+    const std::string name = "chunk " + std::to_string(L);
+    expect_same_logits(full_logits(m, tokens), ref, c.vocab_size, name + " full");
+    expect_same_logits(cached_logits(m, tokens, {7, 2}), ref, c.vocab_size, name + " cached");
+  }
+  EXPECT_THROW(m.set_linear_chunk_size(0), Error);
+}
+
 TEST(ModelCache, WindowAtLeastTheSequenceEqualsFullAttention) {
   ModelConfig full = sliding_config(4, {0, 0}, false), wide = sliding_config(20, {1, 1}, false);
   Model a(full), b(wide);

@@ -86,6 +86,14 @@ TEST(ModelGrad, FiniteDifferencesEveryTensorMixtureOfExperts) {
     check_gradients(moe_model_config(family), family, 2e-3);
 }
 
+TEST(ModelGrad, FiniteDifferencesEveryTensorGatedDeltaNetHybrid) {
+  check_gradients(hybrid_config({1, 0}, /*qwen3_next=*/true, 4), "qwen3_next linear + full, L=4");
+  check_gradients(hybrid_config({1, 1}, /*qwen3_next=*/false, 3, /*gate=*/true),
+                  "llama all linear, L=3");
+  check_gradients(hybrid_config({0, 1}, /*qwen3_next=*/false, 64, /*gate=*/true),
+                  "llama gated attention + linear, L=64");
+}
+
 TEST(ModelGrad, FiniteDifferencesEveryTensorGpt2Flavour) {
   check_gradients(gpt2_config(), "gpt2");
 }

@@ -111,7 +111,11 @@ def load_config(path):
         c["head_dim"] = c["qk_rope_head_dim"]
         c["q_lora_rank"] = c.get("q_lora_rank") or 0
     if c.get("use_qk_norm") is None:
-        c["use_qk_norm"] = c["model_type"] in ("qwen3", "qwen3_moe")
+        c["use_qk_norm"] = c["model_type"] in ("qwen3", "qwen3_moe", "qwen3_next")
+    # Qwen3-Next: gated attention always, (1 + w) norms outside the DeltaNet (Qwen3NextRMSNorm);
+    # elsewhere llm0's extension key attn_output_gate.
+    c["attn_output_gate"] = c.get("attn_output_gate", c["model_type"] == "qwen3_next")
+    c["unit_offset_norms"] = c["model_type"] == "qwen3_next"
     c.setdefault("hidden_act", "silu")
     c["moe"] = moe_config(c)
     return c
@@ -155,6 +159,9 @@ def layer_types(c):
     L = c["num_hidden_layers"]
     if c.get("layer_types") is not None:
         return list(c["layer_types"])
+    if c.get("full_attention_interval") is not None:  # Qwen3NextConfig
+        n = c["full_attention_interval"]
+        return ["linear_attention" if (i + 1) % n else "full_attention" for i in range(L)]
     W = c.get("sliding_window")
     if W is None:
         return ["full_attention"] * L
@@ -212,6 +219,10 @@ def param_shapes(c):
             if m["gated"]:
                 s[pre + "shared_expert_gate.weight"] = (1, C)
 
+    def post_norm_and_mlp(i, p):
+        norm(p + "post_attention_layernorm")
+        ffn(i, p + "mlp.")
+
     for i in range(c["num_hidden_layers"]):
         p = f"model.layers.{i}."
         norm(p + "input_layernorm")
@@ -229,18 +240,30 @@ def param_shapes(c):
             s[a + "kv_a_layernorm.weight"] = (r,)
             linear(a + "kv_b_proj", H * (dn + dv), r, False)
             linear(a + "o_proj", C, H * dv, bias)
-            norm(p + "post_attention_layernorm")
-            ffn(i, p + "mlp.")
+            post_norm_and_mlp(i, p)
             continue
-        for proj, out, inp in (("q", H * D, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
+        if c["layer_types"][i] == "linear_attention":  # Qwen3NextGatedDeltaNet
+            nk, nv = c["linear_num_key_heads"], c["linear_num_value_heads"]
+            dk, dv, K = c["linear_key_head_dim"], c["linear_value_head_dim"], c["linear_conv_kernel_dim"]
+            a = p + "linear_attn."
+            linear(a + "in_proj_qkvz", 2 * nk * dk + 2 * nv * dv, C, False)
+            linear(a + "in_proj_ba", 2 * nv, C, False)
+            s[a + "conv1d.weight"] = (2 * nk * dk + nv * dv, 1, K)
+            s[a + "dt_bias"] = (nv,)
+            s[a + "A_log"] = (nv,)
+            s[a + "norm.weight"] = (dv,)
+            linear(a + "out_proj", C, nv * dv, False)
+            post_norm_and_mlp(i, p)
+            continue
+        gate = 2 if c["attn_output_gate"] else 1
+        for proj, out, inp in (("q", H * D * gate, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
             linear(p + f"self_attn.{proj}_proj", out, inp, c["o_bias"] if proj == "o" else c["qkv_bias"])
         if c["attention_sinks"]:
             s[p + "self_attn.sinks"] = (H,)
         if c["use_qk_norm"]:
             s[p + "self_attn.q_norm.weight"] = (D,)
             s[p + "self_attn.k_norm.weight"] = (D,)
-        norm(p + "post_attention_layernorm")
-        ffn(i, p + "mlp.")
+        post_norm_and_mlp(i, p)
     norm("model.norm")
     if not c["tie_word_embeddings"]:
         s["lm_head.weight"] = (V, C)
@@ -272,7 +295,12 @@ class Twin:
         eps = c["rms_norm_eps"]
         if c["norm_type"] == "layernorm":
             return torch.nn.functional.layer_norm(x, (x.shape[-1],), p[name + ".weight"], p[name + ".bias"], eps)
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * p[name + ".weight"]
+        return self._rms(x, p[name + ".weight"], eps)
+
+    def _rms(self, x, w, eps, plain=False):
+        """RMSNorm over the last dim; scale (1 + w) for Qwen3-Next's norms unless plain."""
+        scale = 1.0 + w if self.c["unit_offset_norms"] and not plain else w
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * scale
 
     def _linear(self, x, name):
         return torch.nn.functional.linear(x, self.params[name + ".weight"], self.params.get(name + ".bias"))
@@ -293,13 +321,18 @@ class Twin:
         c = self.c
         B, T, _ = x.shape
         H, Hkv, D = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"]
-        q = self._linear(x, pre + "q_proj").view(B, T, H, D)
+        gate = None
+        if c["attn_output_gate"]:  # Qwen3NextAttention: per head [query (D) | gate (D)]
+            q, gate = torch.chunk(self._linear(x, pre + "q_proj").view(B, T, H, 2 * D), 2, dim=-1)
+            gate = gate.reshape(B, T, H * D)
+        else:
+            q = self._linear(x, pre + "q_proj").view(B, T, H, D)
         k = self._linear(x, pre + "k_proj").view(B, T, Hkv, D)
         v = self._linear(x, pre + "v_proj").view(B, T, Hkv, D)
         if c["use_qk_norm"]:
             eps = c["rms_norm_eps"]
-            q = q * torch.rsqrt(q.pow(2).mean(-1, keepdim=True) + eps) * self.params[pre + "q_norm.weight"]
-            k = k * torch.rsqrt(k.pow(2).mean(-1, keepdim=True) + eps) * self.params[pre + "k_norm.weight"]
+            q = self._rms(q, self.params[pre + "q_norm.weight"], eps)
+            k = self._rms(k, self.params[pre + "k_norm.weight"], eps)
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # [B, h, T, D]
         if c["position_embedding_type"] == "rope":
             q, k = self._rope(q, T), self._rope(k, T)
@@ -317,8 +350,44 @@ class Twin:
             p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :-1]
         else:
             p = torch.softmax(s, -1)
-        a = p @ v  # [B, H, T, D]
-        return self._linear(a.transpose(1, 2).reshape(B, T, H * D), pre + "o_proj")
+        a = (p @ v).transpose(1, 2).reshape(B, T, H * D)
+        if gate is not None:
+            a = a * torch.sigmoid(gate)
+        return self._linear(a, pre + "o_proj")
+
+    def _gated_deltanet(self, x, pre):
+        """Qwen3NextGatedDeltaNet with the delta rule as a plain per-token loop
+        (torch_recurrent_gated_delta_rule), not llm0's chunked form."""
+        c, p = self.c, self.params
+        B, T, _ = x.shape
+        nk, nv = c["linear_num_key_heads"], c["linear_num_value_heads"]
+        dk, dv, K = c["linear_key_head_dim"], c["linear_value_head_dim"], c["linear_conv_kernel_dim"]
+        r, F = nv // nk, torch.nn.functional
+        qkvz = self._linear(x, pre + "in_proj_qkvz").view(B, T, nk, 2 * dk + 2 * r * dv)
+        q, k, v, z = torch.split(qkvz, [dk, dk, r * dv, r * dv], dim=-1)
+        b, a = torch.split(self._linear(x, pre + "in_proj_ba").view(B, T, nk, 2 * r), [r, r], dim=-1)
+        mixed = torch.cat([q.reshape(B, T, -1), k.reshape(B, T, -1), v.reshape(B, T, -1)], -1)
+        Cc = mixed.shape[-1]
+        conv = F.conv1d(mixed.transpose(1, 2), p[pre + "conv1d.weight"], padding=K - 1, groups=Cc)
+        mixed = F.silu(conv[..., :T]).transpose(1, 2)  # [B, T, Cc]
+        q, k, v = torch.split(mixed, [nk * dk, nk * dk, nv * dv], dim=-1)
+        q, k, v = q.reshape(B, T, nk, dk), k.reshape(B, T, nk, dk), v.reshape(B, T, nv, dv)
+        q = q * torch.rsqrt(q.pow(2).sum(-1, keepdim=True) + 1e-6) / math.sqrt(dk)
+        k = k * torch.rsqrt(k.pow(2).sum(-1, keepdim=True) + 1e-6)
+        q, k = q.repeat_interleave(r, dim=2), k.repeat_interleave(r, dim=2)  # value head j: key head j // r
+        beta = torch.sigmoid(b.reshape(B, T, nv))
+        g = -torch.exp(p[pre + "A_log"]) * F.softplus(a.reshape(B, T, nv) + p[pre + "dt_bias"])
+        S = torch.zeros(B, nv, dk, dv, dtype=x.dtype)
+        outs = []
+        for t in range(T):
+            S = S * torch.exp(g[:, t])[..., None, None]
+            u = beta[:, t, :, None] * (v[:, t] - torch.einsum("bhkv,bhk->bhv", S, k[:, t]))
+            S = S + torch.einsum("bhk,bhv->bhkv", k[:, t], u)
+            outs.append(torch.einsum("bhkv,bhk->bhv", S, q[:, t]))
+        o = torch.stack(outs, 1)  # [B, T, nv, dv]
+        o = self._rms(o, p[pre + "norm.weight"], c["rms_norm_eps"], plain=True)
+        o = o * F.silu(z.reshape(B, T, nv, dv))
+        return self._linear(o.reshape(B, T, nv * dv), pre + "out_proj")
 
     def _rope_interleaved(self, x, T):
         """DeepSeek's complex-product RoPE: pairs (2i, 2i+1) of x [..., T, dr]; angles in float64."""
@@ -417,6 +486,8 @@ class Twin:
             h = self._norm(x, pre + "input_layernorm")
             if c["mla"]:
                 x = x + self._mla(h, pre + "self_attn.")
+            elif c["layer_types"][i] == "linear_attention":
+                x = x + self._gated_deltanet(h, pre + "linear_attn.")
             else:
                 x = x + self._attention(h, pre + "self_attn.", c["layer_types"][i] == "sliding_attention")
             ffn = self._moe if c["moe"]["layers"][i] else self._mlp

@@ -42,6 +42,10 @@ std::string gguf_architecture(const ModelConfig& c) {
   if (t == "deepseek_v2" || t == "deepseek_v3") return deepseek2_architecture(c);
   LLM0_CHECK(t == "llama" || t == "qwen3" || t == "qwen3_moe", "GGUF export: model_type \"{}\" "
              "is not supported (llama.cpp architectures llama, qwen3, qwen3moe and deepseek2 only)", t);
+  LLM0_CHECK(!c.attn_output_gate && !c.has_linear_layers(), "GGUF export: {} cannot be "
+             "represented in llama.cpp's {} architecture (its qwen3next needs mixture-of-experts "
+             "layers)", c.has_linear_layers() ? "linear-attention (Gated DeltaNet) layers"
+             : "the attention output gate (attn_output_gate)", t);
   LLM0_CHECK(c.position == PositionKind::Rope, "GGUF export: {} positions cannot be represented: "
              "llama.cpp's {} architecture uses RoPE", c.position == PositionKind::Learned ?
              "learned absolute" : "no (NoPE)", t);

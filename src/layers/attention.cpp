@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "layers/attention_gate.h"
+#include "layers/norm.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
@@ -33,17 +35,23 @@ uint64_t kv_bytes_read(const AttentionDims& d) {
 
 void AttentionLayer::project_qkv(const float* x, int N, const int* positions, float* q, float* k,
                                  float* v, float* q_raw, float* k_raw, float* q_rstd,
-                                 float* k_rstd) const {
+                                 float* k_rstd, float* qg, float* gate) const {
   const int C = cfg->hidden_size, H = cfg->num_attention_heads, Hkv = cfg->num_key_value_heads;
   const int D = cfg->head_dim;
-  const bool qk_norm = cfg->use_qk_norm;
-  const LinearOut qkv[] = {{qk_norm ? q_raw : q, w.q_w, w.q_b, H * D},    // [N, H, D]
+  const bool qk_norm = cfg->use_qk_norm, gated = cfg->attn_output_gate;
+  float* q_out = qk_norm ? q_raw : q;
+  const LinearOut qkv[] = {{gated ? qg : q_out, w.q_w, w.q_b, H * D * (gated ? 2 : 1)},
                            {qk_norm ? k_raw : k, w.k_w, w.k_b, Hkv * D},  // [N, Hkv, D]
                            {v, w.v_w, w.v_b, Hkv * D}};                   // [N, Hkv, D]
   linear_forward_group(qkv, x, N, C);
+  if (gated) split_query_gate(qg, q_out, gate, N, H, D);
   if (qk_norm) {  // Qwen3: RMSNorm over head_dim of each head's q and k, before RoPE
-    rmsnorm_forward(q, q_rstd, q_raw, w.q_norm, N * H, D, (float)cfg->rms_norm_eps);
-    rmsnorm_forward(k, k_rstd, k_raw, w.k_norm, N * Hkv, D, (float)cfg->rms_norm_eps);
+    std::vector<float> qs, ks;
+    const bool off = cfg->unit_offset_norms();
+    rmsnorm_forward(q, q_rstd, q_raw, norm_scale(w.q_norm, D, off, qs), N * H, D,
+                    (float)cfg->rms_norm_eps);
+    rmsnorm_forward(k, k_rstd, k_raw, norm_scale(w.k_norm, D, off, ks), N * Hkv, D,
+                    (float)cfg->rms_norm_eps);
   }
   if (cfg->position == PositionKind::Rope) {
     rope_forward(q, positions, N, H, D, *rope);
@@ -54,9 +62,15 @@ void AttentionLayer::project_qkv(const float* x, int N, const int* positions, fl
 void AttentionLayer::forward(const float* x, int B, int T, const int* positions,
                              AttentionSaved& s, float* y) const {
   const int N = B * T, C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
-  project_qkv(x, N, positions, s.q, s.k, s.v, s.q_raw, s.k_raw, s.q_rstd, s.k_rstd);
+  project_qkv(x, N, positions, s.q, s.k, s.v, s.q_raw, s.k_raw, s.q_rstd, s.k_rstd, s.qg,
+              s.gate);
   attention_forward(s.attn, s.lse, s.q, s.k, s.v, dims(B, T, T, 0));
-  linear_forward(y, s.attn, w.o_w, w.o_b, N, HD, C);
+  const float* o_in = s.attn;
+  if (cfg->attn_output_gate) {
+    output_gate_forward(s.attn_gated, s.attn, s.gate, (size_t)N * HD);
+    o_in = s.attn_gated;
+  }
+  linear_forward(y, o_in, w.o_w, w.o_b, N, HD, C);
 }
 
 void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
@@ -64,7 +78,9 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
                               const AttentionGradScratch& g) const {
   const int N = B * T, C = cfg->hidden_size, H = cfg->num_attention_heads;
   const int Hkv = cfg->num_key_value_heads, D = cfg->head_dim;
-  linear_backward(g.dattn, w.do_w, w.do_b, dy, s.attn, w.o_w, N, H * D, C);
+  const bool gated = cfg->attn_output_gate;
+  linear_backward(g.dattn, w.do_w, w.do_b, dy, gated ? s.attn_gated : s.attn, w.o_w, N, H * D, C);
+  if (gated) output_gate_backward(g.dattn, g.dgate, g.dattn, s.attn, s.gate, (size_t)N * H * D);
   attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse, dims(B, T, T, 0),
                      w.dsinks);
   if (cfg->position == PositionKind::Rope) {
@@ -74,12 +90,20 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
   const float* dq = g.dq;
   const float* dk = g.dk;
   if (cfg->use_qk_norm) {
-    rmsnorm_backward(g.dq_raw, w.dq_norm, g.dq, s.q_raw, w.q_norm, s.q_rstd, N * H, D);
-    rmsnorm_backward(g.dk_raw, w.dk_norm, g.dk, s.k_raw, w.k_norm, s.k_rstd, N * Hkv, D);
+    std::vector<float> qs, ks;
+    const bool off = cfg->unit_offset_norms();
+    rmsnorm_backward(g.dq_raw, w.dq_norm, g.dq, s.q_raw, norm_scale(w.q_norm, D, off, qs),
+                     s.q_rstd, N * H, D);
+    rmsnorm_backward(g.dk_raw, w.dk_norm, g.dk, s.k_raw, norm_scale(w.k_norm, D, off, ks),
+                     s.k_rstd, N * Hkv, D);
     dq = g.dq_raw, dk = g.dk_raw;
   }
+  if (gated) {
+    merge_query_gate(g.dqg, dq, g.dgate, N, H, D);
+    dq = g.dqg;
+  }
   // x feeds q, k and v: the first writes dx, the other two add.
-  linear_backward(dx, w.dq_w, w.dq_b, dq, x, w.q_w, N, C, H * D);
+  linear_backward(dx, w.dq_w, w.dq_b, dq, x, w.q_w, N, C, H * D * (gated ? 2 : 1));
   linear_backward(dx, w.dk_w, w.dk_b, dk, x, w.k_w, N, C, Hkv * D, true);
   linear_backward(dx, w.dv_w, w.dv_b, g.dv, x, w.v_w, N, C, Hkv * D, true);
 }
@@ -98,6 +122,7 @@ void AttentionLayer::forward_cached(const float* x, int Tn, int pos, const int* 
     attend_full(x, Tn, pos, positions, *kv, g, counters);
   }
   counters.kv_projected += (uint64_t)Tn;
+  if (cfg->attn_output_gate) output_gate_forward(g.attn, g.attn, g.gate, (size_t)Tn * HD);
   linear_forward(y, g.attn, w.o_w, w.o_b, Tn, HD, C);
 }
 
@@ -108,7 +133,7 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
   float* k_new = cache.k_rows(pos, Tn);
   float* v_new = cache.v_rows(pos, Tn);
   project_qkv(x, Tn, positions, g.q, k_new, v_new, g.q_raw, g.k_raw, g.rstd,
-              g.rstd + (long)Tn * cfg->num_attention_heads);
+              g.rstd + (long)Tn * cfg->num_attention_heads, g.qg, g.gate);
   cache.commit(Tn);
   const AttentionDims d = dims(1, Tn, pos + Tn, pos);
   const uint64_t qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
@@ -125,7 +150,7 @@ void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* 
   const long kr = (long)cfg->num_key_value_heads * cfg->head_dim;  // floats per K/V row
   cache.gather(prev, g.k_win, g.v_win);
   project_qkv(x, Tn, positions, g.q, g.k_win + prev * kr, g.v_win + prev * kr, g.q_raw, g.k_raw,
-              g.rstd, g.rstd + (long)Tn * cfg->num_attention_heads);
+              g.rstd, g.rstd + (long)Tn * cfg->num_attention_heads, g.qg, g.gate);
   cache.append(pos, Tn, g.k_win + prev * kr, g.v_win + prev * kr);
   const AttentionDims d = dims(1, Tn, prev + Tn, prev);
   const uint64_t qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);

@@ -2,7 +2,9 @@
 // bias, `attention_bias`; Qwen2: q/k/v only), optional QK-norm (Qwen3: per-head RMSNorm of q and k
 // over head_dim, before RoPE), RoPE on q and k (full or partial rotary; never v), causal
 // grouped-query attention (MHA: Hkv = H, GQA, MQA: Hkv = 1), over the last W keys on sliding
-// layers, with optional per-head sink logits (gpt-oss), and the output projection.
+// layers, with optional per-head sink logits (gpt-oss), an optional sigmoid output gate
+// (attn_output_gate: Qwen3-Next's gated attention, layers/attention_gate.h), and the output
+// projection.
 // HF reference: transformers/models/qwen3/modeling_qwen3.py Qwen3Attention.forward; sliding
 // window and sinks as transformers/models/gpt_oss/modeling_gpt_oss.py GptOssAttention.
 // Layouts: x, y [N, C] with N = B·T rows in (b, t) order; q [N, H, D]; k, v [N, Hkv, D].
@@ -39,6 +41,9 @@ struct AttentionSaved {
   float* v = nullptr;       // [N, Hkv, D]
   float* attn = nullptr;    // [N, H, D]   attention output = o_proj input
   float* lse = nullptr;     // [B, H, T]   softmax log-sum-exp
+  float* qg = nullptr;      // [N, H, 2·D] q_proj output [query | gate] (attn_output_gate only)
+  float* gate = nullptr;    // [N, H, D]
+  float* attn_gated = nullptr;  // [N, H, D] attn ⊙ σ(gate) = o_proj input
 };
 
 /// Backward scratch shared by all layers (views into the activation plan).
@@ -49,6 +54,8 @@ struct AttentionGradScratch {
   float* dv = nullptr;      // [N, Hkv, D]
   float* dq_raw = nullptr;  // [N, H, D]   (QK-norm only)
   float* dk_raw = nullptr;  // [N, Hkv, D]
+  float* dqg = nullptr;     // [N, H, 2·D] (attn_output_gate only)
+  float* dgate = nullptr;   // [N, H, D]
 };
 
 /// Parameter views (values and gradients) of one attention layer. Biases/norms may be null.
@@ -70,6 +77,7 @@ struct AttentionInferScratch {
   float* rstd = nullptr;                 // [Tn, H + Hkv]
   float* attn = nullptr;                 // [Tn, H, D]
   float *k_win = nullptr, *v_win = nullptr;  // [W - 1 + Tn, Hkv, D] (sliding layers)
+  float *qg = nullptr, *gate = nullptr;      // [Tn, H, 2·D], [Tn, H, D] (attn_output_gate)
 };
 
 struct AttentionLayer {
@@ -80,8 +88,10 @@ struct AttentionLayer {
 
   /// q [N, H, D], k, v [N, Hkv, D] from x [N, C]: projections, QK-norm, RoPE at positions[N].
   /// q_raw/k_raw/q_rstd/k_rstd: QK-norm inputs and stats (scratch at inference, saved in training).
+  /// With attn_output_gate, q_proj writes qg [N, H, 2·D] and the gates go to gate [N, H, D].
   void project_qkv(const float* x, int N, const int* positions, float* q, float* k, float* v,
-                   float* q_raw, float* k_raw, float* q_rstd, float* k_rstd) const;
+                   float* q_raw, float* k_raw, float* q_rstd, float* k_rstd, float* qg,
+                   float* gate) const;
 
   /// Training forward: y [N, C] = o_proj(attention(x)) for B sequences of T tokens.
   void forward(const float* x, int B, int T, const int* positions, AttentionSaved& s,

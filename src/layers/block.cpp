@@ -14,6 +14,8 @@ void Block::forward(int B, int T, const int* positions, BlockSaved& s, const Blo
   norm1.forward(s.ln1, s.ln1_mean, s.ln1_rstd, s.x_in, N);
   if (kind == LayerKind::LatentAttention)
     mla.forward(s.ln1, B, T, positions, s.mla, g.mla, g.branch);
+  else if (kind == LayerKind::LinearAttention)
+    gdn.forward(s.ln1, B, T, s.gdn, g.branch);
   else
     attn.forward(s.ln1, B, T, positions, s.attn, g.branch);
   std::memcpy(s.x_mid, s.x_in, NC * sizeof(float));
@@ -41,6 +43,8 @@ void Block::backward(float* dstream, int B, int T, const int* positions, const B
   // x_mid = x_in + attn(norm1(x_in)).
   if (kind == LayerKind::LatentAttention)
     mla.backward(g.dln, dstream, s.ln1, B, T, positions, s.mla, g.mla);
+  else if (kind == LayerKind::LinearAttention)
+    gdn.backward(g.dln, dstream, s.ln1, B, T, s.gdn, g.gdn);
   else
     attn.backward(g.dln, dstream, s.ln1, B, T, positions, s.attn, g.attn);
   norm1.backward(g.dnorm, g.dln, s.x_in, s.ln1_mean, s.ln1_rstd, N);
@@ -54,6 +58,8 @@ void Block::forward_cached(float* x, int Tn, int pos, const int* positions, Laye
   norm1.forward(g.ln, nullptr, nullptr, x, Tn);
   if (kind == LayerKind::LatentAttention)
     mla.forward_cached(g.ln, Tn, pos, positions, cache, g.mla, mla_form, g.branch, counters);
+  else if (kind == LayerKind::LinearAttention)
+    gdn.forward_cached(g.ln, Tn, pos, cache, g.gdn, g.branch);
   else
     attn.forward_cached(g.ln, Tn, pos, positions, cache, g.attn, g.branch, counters);
   residual_add(x, g.branch, NC);

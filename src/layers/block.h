@@ -1,10 +1,12 @@
 // Pre-norm decoder block (GPT-2 / Llama): h = x + attn(norm1(x)); out = h + mlp(norm2(h)).
 // HF names: input_layernorm, self_attn, post_attention_layernorm, mlp. The sequence mixer is the
-// layer's kind (LayerConfig): attention (full or sliding) or multi-head latent attention (MLA);
-// the feed-forward is the layer's FfnKind: dense MLP or mixture of experts (layers/moe.h).
+// layer's kind (LayerConfig): attention (full or sliding), multi-head latent attention (MLA) or
+// Gated DeltaNet (linear attention); the feed-forward is the layer's FfnKind: dense MLP or
+// mixture of experts (layers/moe.h).
 // Layouts: x, out [N, C] with N = B·T rows.
 #pragma once
 #include "layers/attention.h"
+#include "layers/gated_deltanet.h"
 #include "layers/mla.h"
 #include "layers/mlp.h"
 #include "layers/moe.h"
@@ -19,6 +21,7 @@ struct BlockSaved {
   float *ln1_mean = nullptr, *ln1_rstd = nullptr;  // [N]
   AttentionSaved attn;                             // attention layers
   MlaSaved mla;                                    // latent-attention layers
+  GatedDeltaNetSaved gdn;                          // linear-attention layers
   float* x_mid = nullptr;                          // [N, C] x_in + attn
   float* ln2 = nullptr;                            // [N, C] norm2(x_mid)
   float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
@@ -33,6 +36,7 @@ struct BlockScratch {
   float* dnorm = nullptr;   // [N, C]
   AttentionGradScratch attn;
   MlaGradScratch mla;
+  GatedDeltaNetGradScratch gdn;
   MlpGradScratch mlp;
   MoeGradScratch moe;
 };
@@ -42,6 +46,7 @@ struct BlockInferScratch {
   float *ln = nullptr, *branch = nullptr;  // [Tn, C]
   AttentionInferScratch attn;
   MlaInferScratch mla;
+  GatedDeltaNetSaved gdn;                  // bound for (1, Tn)
   MlpSaved mlp;                            // [Tn, F] each
   MoeSaved moe;                            // mixture-of-experts layers ([Tn, ...])
 };
@@ -52,6 +57,7 @@ struct Block {
   AttentionLayer attn;
   MlaLayer mla;
   FfnKind ffn = FfnKind::Mlp;                 // which of mlp / moe is the feed-forward
+  GatedDeltaNetLayer gdn;
   MlpLayer mlp;
   MoeLayer moe;
 

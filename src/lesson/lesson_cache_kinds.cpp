@@ -8,6 +8,7 @@
 #include "core/check.h"
 #include "ledger/kv_format.h"
 #include "ledger/kv_ledger.h"
+#include "lesson/lesson_decode.h"
 #include "lesson/lesson_svg.h"
 #include "model/init.h"
 #include "model/model.h"
@@ -34,23 +35,11 @@ ModelConfig kind_config(int C, int max_context, int kv_heads, bool mla) {
 
 // Prefill n tokens, then decode G: bytes per token after the prefill, MACs and ms per decode.
 CacheKindRow measure(Model& m, const std::string& kind, int n, int G) {
-  const int V = m.config().vocab_size;
-  std::vector<int> prompt((size_t)n);
-  for (int i = 0; i < n; ++i) prompt[(size_t)i] = (i * 37 + 11) % V;
-  std::vector<float> logits((size_t)V);
-  ModelCache cache = m.new_cache(n + G);
-  m.forward_cached(prompt.data(), n, cache, logits.data(), /*last_only=*/true);
+  ModelCache cache = prefilled_cache(m, n, G);
   CacheKindRow row{kind, n, (double)cache.bytes_in_use() / n, 0, 0};
   m.reset_counters();
-  int tok = 1;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < G; ++i) {
-    m.forward_cached(&tok, 1, cache, logits.data(), true);
-    tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  row.decode_ms_per_token = decode_ms_per_token(m, cache, G);
   row.decode_macs_per_token = (double)m.total_counters().attn_macs / G;
-  row.decode_ms_per_token = 1e3 * s / G;
   return row;
 }
 

@@ -18,13 +18,22 @@ using nlohmann::json;
 
 namespace {
 
-// Counters of layer 0 and of all layers, as a snapshot.
+// The layer whose counts the lesson shows per layer: the first with a KV cache (layer 0 unless
+// the model starts with linear-attention layers, which project no K/V).
+int counted_layer(const ModelConfig& c) {
+  for (int il = 0; il < c.num_hidden_layers; ++il)
+    if (c.layer(il).kind != LayerKind::LinearAttention) return il;
+  LLM0_FAIL("the kv-cache lesson counts K/V vectors, and every layer of this model is linear "
+            "attention (a fixed state, no KV cache): see `llm0 lesson hybrid-state`");
+}
+
+// Counters of the counted layer and of all layers, as a snapshot.
 struct Snapshot {
   uint64_t kv0 = 0, qk0 = 0, kv = 0, qk = 0;
 };
 
 Snapshot snapshot(const Model& m) {
-  const WorkCounters& l0 = m.layer_counters().at(0);
+  const WorkCounters& l0 = m.layer_counters().at((size_t)counted_layer(m.config()));
   const WorkCounters t = m.total_counters();
   return {l0.kv_projected, l0.qk_scores, t.kv_projected, t.qk_scores};
 }
@@ -146,7 +155,7 @@ KvCacheLesson run_kv_cache_lesson(Model& m, const KvLessonOptions& o, const std:
   KvCacheLesson l;
   l.model = name, l.num_hidden_layers = c.num_hidden_layers;
   l.num_attention_heads = c.num_attention_heads, l.num_key_value_heads = c.num_key_value_heads;
-  l.sliding_window = c.layer(0).sliding_window;
+  l.sliding_window = c.layer(counted_layer(c)).sliding_window;
   l.vocab_size = c.vocab_size, l.prompt_len = o.prompt_len, l.generate = o.generate;
   l.prompt = lesson_prompt(o.prompt_len, c.vocab_size);
   l.without_cache = run_generation(m, l.prompt, o.generate, false);

@@ -20,9 +20,9 @@ namespace llm0::lesson {
 /// One generation step (step 0 = the prefill) of one run.
 struct KvStep {
   int tokens_fed = 0;            ///< tokens forwarded this step
-  uint64_t kv_per_layer = 0;     ///< K/V vectors projected by layer 0 this step
+  uint64_t kv_per_layer = 0;     ///< K/V vectors projected by the counted layer this step (layer 0, or the first layer with a KV cache in a hybrid)
   uint64_t kv_total = 0;         ///< summed over layers
-  uint64_t qk_per_layer = 0;     ///< q·k scores of layer 0 this step (all heads)
+  uint64_t qk_per_layer = 0;     ///< q·k scores of the counted layer this step (all heads)
   uint64_t qk_total = 0;         ///< summed over layers
   int token = 0;                 ///< greedy (argmax, lowest id on ties) token produced
 };
@@ -36,7 +36,7 @@ struct KvRun {
   std::vector<float> logits;     ///< [G, vocab_size] logits that chose each token
 };
 
-/// One row of the growth table: both runs for total length n = P + G − 1 (layer 0's counts).
+/// One row of the growth table: both runs for total length n = P + G − 1 (the counted layer's counts).
 struct KvGrowthRow {
   int length = 0;
   uint64_t kv_no_cache = 0, kv_cache = 0, qk_no_cache = 0, qk_cache = 0;
@@ -58,7 +58,7 @@ struct KvLessonOptions {
 struct KvCacheLesson {
   std::string model;                 ///< where the model came from
   int num_hidden_layers = 0, num_attention_heads = 0, num_key_value_heads = 0, vocab_size = 0;
-  int sliding_window = 0;            ///< layer 0's window W (0 = full attention), whose counts the table shows
+  int sliding_window = 0;            ///< the counted layer's window W (0 = full attention)
   int prompt_len = 0, generate = 0;
   std::vector<int> prompt;           ///< the P prompt token ids
   KvRun without_cache, with_cache;

@@ -8,6 +8,7 @@
 #include "core/check.h"
 #include "core/json_file.h"
 #include "model/config_fields.h"
+#include "model/gated_deltanet_config.h"
 
 namespace llm0 {
 
@@ -48,6 +49,7 @@ PositionKind parse_position(const std::string& s, const std::string& src) {
 const char* architecture_name(const std::string& t) {
   return t == "qwen3" ? "Qwen3ForCausalLM" : t == "qwen2" ? "Qwen2ForCausalLM"
        : t == "qwen2_moe" ? "Qwen2MoeForCausalLM" : t == "qwen3_moe" ? "Qwen3MoeForCausalLM"
+       : t == "qwen3_next" ? "Qwen3NextForCausalLM"
        : t == "mistral" ? "MistralForCausalLM" : t == "deepseek_v2" ? "DeepseekV2ForCausalLM"
        : t == "deepseek_v3" ? "DeepseekV3ForCausalLM" : "LlamaForCausalLM";
 }
@@ -65,9 +67,11 @@ void check_model_type(const std::string& t, const std::string& src) {
              "attention sinks and sliding layers are: use a llama-style config with "
              "\"attention_sinks\": true and \"layer_types\")", src);
   LLM0_CHECK(t == "llama" || t == "mistral" || t == "qwen2" || t == "qwen3" ||
-                 t == "qwen2_moe" || t == "qwen3_moe" || t == "deepseek_v2" || t == "deepseek_v3",
+                 t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next" || t == "deepseek_v2" ||
+                 t == "deepseek_v3",
              "{}: model_type \"{}\" is not supported by the engine (it runs llama, mistral, qwen2, "
-             "qwen3, qwen2_moe, qwen3_moe and deepseek_v2/v3; `llm0 kv` still reads any config)",
+             "qwen3, qwen2_moe, qwen3_moe, qwen3_next and deepseek_v2/v3; `llm0 kv` still reads any "
+             "config)",
              src, t);
 }
 
@@ -107,9 +111,7 @@ std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const st
   for (int il = 0; il < L; ++il) {
     if (moe[(size_t)il]) layers[(size_t)il].ffn = FfnKind::Moe;
     const std::string& t = types[(size_t)il];
-    LLM0_CHECK(t != "linear_attention",
-               "{}: layer {} is linear_attention (Gated DeltaNet), which the engine does not run "
-               "yet (`llm0 kv` accounts for it)", src, il);
+    if (t == "linear_attention") layers[(size_t)il].kind = LayerKind::LinearAttention;
     if (t != "sliding_attention") continue;
     const int64_t W = f.positive("sliding_window");
     LLM0_CHECK(W <= 2147483647LL, "{}: sliding_window={} is out of range", src, W);
@@ -121,6 +123,12 @@ std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const st
 }
 
 }  // namespace
+
+bool ModelConfig::has_linear_layers() const {
+  for (const LayerConfig& l : layers)
+    if (l.kind == LayerKind::LinearAttention) return true;
+  return false;
+}
 
 LayerConfig ModelConfig::layer(int il) const {
   return layers.empty() ? LayerConfig{} : layers.at((size_t)il);
@@ -173,12 +181,15 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
       l.kind = LayerKind::LatentAttention;
     }
   }
+  if (c.has_linear_layers()) c.linear = read_gated_deltanet(j, src);
+  if (c.model_type == "qwen3_next") check_qwen3_next_dense(j, c.num_hidden_layers, src);
+  c.attn_output_gate = get_or<bool>(j, "attn_output_gate", c.model_type == "qwen3_next", src);
   c.attention_sinks = get_or<bool>(j, "attention_sinks", false, src);
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);
   c.attention_bias = get_or<bool>(j, "attention_bias", false, src);
   c.mlp_bias = get_or<bool>(j, "mlp_bias", false, src);
   c.use_qk_norm = get_or<bool>(j, "use_qk_norm", c.model_type == "qwen3" ||
-                                c.model_type == "qwen3_moe", src);
+                               c.model_type == "qwen3_moe" || c.model_type == "qwen3_next", src);
   c.hidden_act = get_or<std::string>(j, "hidden_act", "silu", src);
   c.bos_token_id = get_or<int>(j, "bos_token_id", -1, src);
   c.eos_token_id = get_or<int>(j, "eos_token_id", -1, src);
@@ -211,6 +222,13 @@ void ModelConfig::validate(const std::string& src) const {
     LLM0_CHECK(head_dim == mla.qk_rope_head_dim, "{}: head_dim={} must equal qk_rope_head_dim={} "
                "for multi-head latent attention", src, head_dim, mla.qk_rope_head_dim);
   }
+  if (has_linear_layers()) validate_gated_deltanet(linear, src);
+  LLM0_CHECK(!(unit_offset_norms() && norm == NormKind::LayerNorm),
+             "{}: qwen3_next uses RMSNorm (norm_type layernorm is not supported with it)", src);
+  LLM0_CHECK(!(attn_output_gate && mla.enabled()),
+             "{}: attn_output_gate is not supported with multi-head latent attention", src);
+  LLM0_CHECK(!(has_linear_layers() && mla.enabled()),
+             "{}: linear_attention layers cannot be mixed with multi-head latent attention", src);
   LLM0_CHECK(layers.empty() || (int)layers.size() == num_hidden_layers,
              "{}: {} per-layer entries but num_hidden_layers={}", src, layers.size(),
              num_hidden_layers);
@@ -270,9 +288,15 @@ nlohmann::json ModelConfig::to_json() const {
   for (int il = 0; il < num_hidden_layers; ++il) {
     const LayerConfig l = layer(il);
     slides |= l.kind == LayerKind::SlidingAttention;
-    types.push_back(l.kind == LayerKind::SlidingAttention ? "sliding_attention" : "full_attention");
+    types.push_back(l.kind == LayerKind::SlidingAttention  ? "sliding_attention"
+                    : l.kind == LayerKind::LinearAttention ? "linear_attention"
+                                                           : "full_attention");
   }
-  if (slides) j["sliding_window"] = sliding_window, j["layer_types"] = types;
+  if (slides) j["sliding_window"] = sliding_window;
+  if (slides || has_linear_layers()) j["layer_types"] = types;
+  if (has_linear_layers()) write_gated_deltanet(j, linear);
+  if (attn_output_gate) j["attn_output_gate"] = true;
+  if (model_type == "qwen3_next") j["num_experts"] = 0;  // dense MLP layers (HF default: 512)
   if (mla.enabled()) {
     j["q_lora_rank"] = mla.q_lora_rank > 0 ? nlohmann::json(mla.q_lora_rank) : nlohmann::json();
     j["kv_lora_rank"] = mla.kv_lora_rank, j["qk_nope_head_dim"] = mla.qk_nope_head_dim;

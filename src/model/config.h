@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/moe_config.h"
+#include "model/gated_deltanet_config.h"
 
 namespace llm0 {
 
@@ -24,9 +25,10 @@ enum class PositionKind {
 enum class NormKind { RMSNorm, LayerNorm };
 enum class MlpKind { SwiGLU, Gelu };
 
-/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention;
-/// LatentAttention: DeepSeek's multi-head latent attention, every layer of deepseek_v2/v3).
-enum class LayerKind { FullAttention, SlidingAttention, LatentAttention };
+/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention,
+/// linear_attention = Gated DeltaNet; LatentAttention: DeepSeek's multi-head latent attention,
+/// every layer of deepseek_v2/v3).
+enum class LayerKind { FullAttention, SlidingAttention, LatentAttention, LinearAttention };
 
 /// Which feed-forward a layer has: the dense MLP (intermediate_size) or a mixture of experts
 /// (ModelConfig::moe; layers/moe.h). Resolved by model/config_fields.h resolve_moe_layers.
@@ -73,6 +75,11 @@ struct ModelConfig {
   int sliding_window = 0;            // W of the sliding layers (0: no layer slides)
   MlaConfig mla;                     // deepseek_v2 / deepseek_v3 attention (every layer)
   MoeConfig moe;                     // qwen2_moe / qwen3_moe / deepseek_v2 / deepseek_v3 experts
+  GatedDeltaNetConfig linear;        // linear_attention layers (qwen3_next; any config with
+                                     // layer_types naming them)
+  bool attn_output_gate = false;     // gated attention (arXiv:2505.06708): q_proj [H·2·D, C] per
+                                     // head [query | gate], output · σ(gate) before o_proj. Always
+                                     // on for qwen3_next; elsewhere an llm0 extension key
   std::vector<LayerConfig> layers;   // [num_hidden_layers] (from_json resolves; empty = all full)
   // llm0 extensions (not in HF configs):
   PositionKind position = PositionKind::Rope;  // "position_embedding_type": rope | learned | none
@@ -94,12 +101,18 @@ struct ModelConfig {
   bool o_bias() const { return attention_bias && !qwen2_family(); }
   bool qwen2_family() const { return model_type == "qwen2" || model_type == "qwen2_moe"; }
   bool deepseek() const { return is_deepseek_type(model_type); }
+  /// Qwen3-Next's RMSNorms outside the DeltaNet (input, post-attention, final, q_norm, k_norm)
+  /// scale by (1 + w), weights stored zero-centred (HF Qwen3NextRMSNorm).
+  bool unit_offset_norms() const { return model_type == "qwen3_next"; }
+  /// True when some layer is linear attention.
+  bool has_linear_layers() const;
 
   /// Parses and validates. `source` names the file in error messages.
   /// Throws llm0::Error naming the field: missing required field, wrong type, non-positive size,
   /// num_attention_heads % num_key_value_heads != 0, unknown hidden_act / norm / position kind,
   /// a model_type the engine does not run (gpt_oss, gemma*, ... named with what is missing),
-  /// linear_attention layers, rope_scaling.
+  /// rope_scaling, a qwen3_next layer with experts (num_experts > 0: the MoE issue), missing or
+  /// inconsistent linear_* sizes when some layer is linear_attention.
   static ModelConfig from_json(const nlohmann::json& j, const std::string& source = "config.json");
   /// Reads and parses a config.json file. Throws llm0::Error naming the file.
   static ModelConfig from_file(const std::string& path);

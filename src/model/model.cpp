@@ -5,6 +5,7 @@
 
 #include "cache/kv_cache.h"
 #include "cache/latent_cache.h"
+#include "cache/recurrent_state.h"
 #include "cache/ring_kv_cache.h"
 #include "model/plan.h"
 #include "ops/embedding.h"
@@ -141,6 +142,8 @@ ModelCache Model::new_cache(int max_context) const {
     const LayerConfig l = cfg_.layer(il);
     if (l.kind == LayerKind::LatentAttention)
       cache.add(std::make_unique<LatentCache>(cap, cfg_.mla.kv_lora_rank, cfg_.mla.qk_rope_head_dim));
+    else if (l.kind == LayerKind::LinearAttention)
+      cache.add(std::make_unique<RecurrentState>(cap, cfg_.linear));
     else if (l.kind == LayerKind::SlidingAttention)
       cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D));
     else
@@ -173,6 +176,14 @@ void Model::forward_cached(const int* tokens, int Tn, ModelCache& cache, float* 
   const int first = last_only ? Tn - 1 : 0, rows = Tn - first;
   final_norm_.forward(s.lnf, nullptr, nullptr, s.x + (long)first * C, rows);
   linear_forward(logits, s.lnf, head_w_, nullptr, rows, C, V);
+}
+
+void Model::set_linear_chunk_size(int L) {
+  LLM0_CHECK(L >= 1 && L <= 4096, "Gated DeltaNet chunk length {} must be in [1, 4096]", L);
+  cfg_.linear.chunk_size = L;
+  for (Block& b : blocks_) b.gdn.cfg.chunk_size = L;
+  plan_.reset();  // the saved chunk states and the scratch are sized by L
+  infer_ = std::make_unique<InferScratch>();
 }
 
 WorkCounters Model::total_counters() const {

@@ -81,6 +81,9 @@ class Model {
   /// the same logits, the counters show what each computed.
   void set_mla_decode(MlaDecode form) { mla_decode_ = form; }
   MlaDecode mla_decode() const { return mla_decode_; }
+  /// The chunk length L of Gated DeltaNet's chunked form (training and prefill; default 64):
+  /// every L gives the same outputs up to rounding. Throws llm0::Error unless 1 <= L <= 4096.
+  void set_linear_chunk_size(int L);
 
   /// Work counters per layer since the last reset (DESIGN.md "Counters").
   const std::vector<WorkCounters>& layer_counters() const { return counters_; }

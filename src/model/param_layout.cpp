@@ -8,6 +8,10 @@
 //   model.layers.{i}.self_attn.q_proj [H·D, C] | q_a_proj [qr, C] + q_a_layernorm [qr] + q_b_proj [H·D, qr]
 //   model.layers.{i}.self_attn.kv_a_proj_with_mqa [r + dr, C], kv_a_layernorm [r], kv_b_proj [H·(dn+dv), r]
 //   model.layers.{i}.self_attn.o_proj [C, H·dv]; bias on q_a, kv_a and o with attention_bias
+//   Gated DeltaNet (linear_attention layers; layers/gated_deltanet.h): model.layers.{i}.linear_attn.
+//   in_proj_qkvz [2·nk·dk + 2·nv·dv, C], in_proj_ba [2·nv, C], conv1d.weight [Cc, 1, K],
+//   dt_bias [nv], A_log [nv], norm.weight [dv], out_proj [C, nv·dv]
+//   Gated attention (attn_output_gate): q_proj [H·2·D, C], per head [query | gate]
 //   model.layers.{i}.post_attention_layernorm.weight [C]
 //   model.layers.{i}.mlp.{gate,up,down}_proj.weight              model.norm.weight [C]
 //   MoE layers (layers/moe.h): model.layers.{i}.mlp.gate.weight [E, C], .gate.e_score_correction_bias [E]
@@ -67,9 +71,21 @@ void declare_moe(ParamStore& p, const ModelConfig& c, const std::string& s) {
   if (m.shared_expert_gate) p.declare(s + "shared_expert_gate.weight", Shape{1, C});
 }
 
+void declare_gated_deltanet(ParamStore& p, const ModelConfig& c, const std::string& s) {
+  const GatedDeltaNetConfig& g = c.linear;
+  const int C = c.hidden_size;
+  declare_linear(p, s + "in_proj_qkvz", g.qkvz_rows(), C, false);
+  declare_linear(p, s + "in_proj_ba", 2 * g.linear_num_value_heads, C, false);
+  p.declare(s + "conv1d.weight", Shape{g.conv_channels(), 1, g.linear_conv_kernel_dim});
+  p.declare(s + "dt_bias", Shape{g.linear_num_value_heads});
+  p.declare(s + "A_log", Shape{g.linear_num_value_heads});
+  p.declare(s + "norm.weight", Shape{g.linear_value_head_dim});
+  declare_linear(p, s + "out_proj", C, g.value_dim(), false);
+}
+
 void declare_attention(ParamStore& p, const ModelConfig& c, const std::string& s) {
-  const int C = c.hidden_size, D = c.head_dim;
-  declare_linear(p, s + "q_proj", c.num_attention_heads * D, C, c.qkv_bias());
+  const int C = c.hidden_size, D = c.head_dim, gate = c.attn_output_gate ? 2 : 1;
+  declare_linear(p, s + "q_proj", c.num_attention_heads * D * gate, C, c.qkv_bias());
   declare_linear(p, s + "k_proj", c.num_key_value_heads * D, C, c.qkv_bias());
   declare_linear(p, s + "v_proj", c.num_key_value_heads * D, C, c.qkv_bias());
   declare_linear(p, s + "o_proj", C, c.num_attention_heads * D, c.o_bias());
@@ -92,6 +108,8 @@ void Model::declare_params() {
     declare_norm(params_, c, p + "input_layernorm");
     if (c.layer(il).kind == LayerKind::LatentAttention)
       declare_mla(params_, c, p + "self_attn.");
+    else if (c.layer(il).kind == LayerKind::LinearAttention)
+      declare_gated_deltanet(params_, c, p + "linear_attn.");
     else
       declare_attention(params_, c, p + "self_attn.");
     declare_norm(params_, c, p + "post_attention_layernorm");
@@ -161,9 +179,24 @@ void bind_mla(const Bind& b, const std::string& s, MlaLayer& l) {
   m.o_b = b.value(s + "o_proj.bias"), m.do_b = b.grad(s + "o_proj.bias");
 }
 
+void bind_gated_deltanet(const Bind& b, const ModelConfig& c, const std::string& s,
+                         GatedDeltaNetLayer& l) {
+  l.cfg = c.linear, l.C = c.hidden_size, l.eps = (float)c.rms_norm_eps;
+  GatedDeltaNetWeights& w = l.w;
+  w.in_proj_qkvz = b.value(s + "in_proj_qkvz.weight");
+  w.din_proj_qkvz = b.grad(s + "in_proj_qkvz.weight");
+  w.in_proj_ba = b.value(s + "in_proj_ba.weight"), w.din_proj_ba = b.grad(s + "in_proj_ba.weight");
+  w.conv1d = b.value(s + "conv1d.weight"), w.dconv1d = b.grad(s + "conv1d.weight");
+  w.dt_bias = b.value(s + "dt_bias"), w.ddt_bias = b.grad(s + "dt_bias");
+  w.A_log = b.value(s + "A_log"), w.dA_log = b.grad(s + "A_log");
+  w.norm = b.value(s + "norm.weight"), w.dnorm = b.grad(s + "norm.weight");
+  w.out_proj = b.value(s + "out_proj.weight"), w.dout_proj = b.grad(s + "out_proj.weight");
+}
+
 NormLayer bind_norm(const Bind& b, const ModelConfig& c, const std::string& name) {
   NormLayer n;
   n.kind = c.norm, n.eps = (float)c.rms_norm_eps, n.C = c.hidden_size;
+  n.unit_offset = c.unit_offset_norms();
   n.w = b.value(name + ".weight"), n.b = b.value(name + ".bias");
   n.dw = b.grad(name + ".weight"), n.db = b.grad(name + ".bias");
   return n;
@@ -182,6 +215,8 @@ void Model::bind_layers() {
     blk.attn.cfg = &cfg_;
     blk.attn.layer = cfg_.layer(il);
     bind_mla(b, p + "self_attn.", blk.mla);
+    if (blk.kind == LayerKind::LinearAttention)
+      bind_gated_deltanet(b, cfg_, p + "linear_attn.", blk.gdn);
     blk.mla.cfg = &cfg_;
     blk.mla.rope = rope_.get();
     blk.attn.rope = rope_.get();

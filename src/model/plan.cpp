@@ -26,6 +26,9 @@ void carve_attention(Arena& a, const ModelConfig& c, size_t N, AttentionSaved& t
   t.q_rstd = qk ? a.take(N * H) : nullptr, t.k_rstd = qk ? a.take(N * Hkv) : nullptr;
   t.q = a.take(N * HD), t.k = a.take(N * KD), t.v = a.take(N * KD);
   t.attn = a.take(N * HD), t.lse = a.take(N * H);
+  const bool gated = c.attn_output_gate;
+  t.qg = gated ? a.take(N * 2 * HD) : nullptr, t.gate = gated ? a.take(N * HD) : nullptr;
+  t.attn_gated = gated ? a.take(N * HD) : nullptr;
 }
 
 void carve_attention_grads(Arena& a, const ModelConfig& c, size_t N, AttentionGradScratch& g) {
@@ -34,6 +37,8 @@ void carve_attention_grads(Arena& a, const ModelConfig& c, size_t N, AttentionGr
   const bool qk = c.use_qk_norm;
   g.dattn = a.take(N * HD), g.dq = a.take(N * HD), g.dk = a.take(N * KD), g.dv = a.take(N * KD);
   g.dq_raw = qk ? a.take(N * HD) : nullptr, g.dk_raw = qk ? a.take(N * KD) : nullptr;
+  g.dqg = c.attn_output_gate ? a.take(N * 2 * HD) : nullptr;
+  g.dgate = c.attn_output_gate ? a.take(N * HD) : nullptr;
 }
 
 // MLA sizes: H heads, D = dn + dr, dv, r, qr, R = r + dr (layers/mla.h).
@@ -73,6 +78,12 @@ void carve_mla_infer(Arena& a, const ModelConfig& c, size_t rows, size_t context
   g.kv = a.take(context * z.HE), g.k = a.take(context * z.HD), g.v = a.take(context * z.HDv);
 }
 
+// Gated DeltaNet buffers carved as one block (the layer lays them out, layers/gated_deltanet.h).
+void carve_gdn(Arena& a, const ModelConfig& c, int B, int T, GatedDeltaNetSaved& t) {
+  float* base = a.take(GatedDeltaNetSaved::floats(c.linear, B, T));
+  if (base) t.bind(base, c.linear, B, T);
+}
+
 }  // namespace
 
 void TrainPlan::carve(const ModelConfig& c) {
@@ -82,11 +93,14 @@ void TrainPlan::carve(const ModelConfig& c) {
   Arena& a = arena;
   const auto take = [&a](size_t n) { return a.take(n); };
   blocks.assign((size_t)c.num_hidden_layers, BlockSaved{});
-  for (BlockSaved& s : blocks) {
+  for (int il = 0; il < c.num_hidden_layers; ++il) {
+    BlockSaved& s = blocks[(size_t)il];
     s.x_in = a.take(N * C), s.ln1 = a.take(N * C), s.ln1_rstd = a.take(N);
     s.ln1_mean = ln ? a.take(N) : nullptr;
     if (mla)
       carve_mla(a, c, N, s.mla);
+    else if (c.layer(il).kind == LayerKind::LinearAttention)
+      carve_gdn(a, c, B, T, s.gdn);
     else
       carve_attention(a, c, N, s.attn);
     s.x_mid = a.take(N * C), s.ln2 = a.take(N * C), s.ln2_rstd = a.take(N);
@@ -102,6 +116,10 @@ void TrainPlan::carve(const ModelConfig& c) {
     carve_mla_grads(a, c, N, g.mla);
   else
     carve_attention_grads(a, c, N, g.attn);
+  if (c.has_linear_layers()) {
+    float* base = a.take(GatedDeltaNetGradScratch::floats(c.linear, (int)N));
+    if (base) g.gdn.bind(base, c.linear, (int)N);
+  }
   g.mlp.dgate = a.take(N * F), g.mlp.dup = a.take(N * F), g.mlp.dh = a.take(N * F);
   if (c.moe.enabled()) carve_moe_grads(take, MoeSizes(c, N), g.moe);
   x_final = a.take(N * C), lnf = a.take(N * C), lnf_rstd = a.take(N);
@@ -137,7 +155,10 @@ void InferScratch::ensure(const ModelConfig& c, int n, int ctx, int capacity) {
       const size_t W = (size_t)std::min(c.sliding_window, c.max_position_embeddings);
       const size_t win = c.sliding_window > 0 ? W - 1 + R : 0;
       a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
+      a.qg = c.attn_output_gate ? arena.take(R * 2 * HD) : nullptr;
+      a.gate = c.attn_output_gate ? arena.take(R * HD) : nullptr;
     }
+    if (c.has_linear_layers()) carve_gdn(arena, c, 1, (int)R, b.gdn);
     b.mlp.gate = arena.take(R * F), b.mlp.up = arena.take(R * F), b.mlp.h = arena.take(R * F);
     if (c.moe.enabled()) carve_moe([this](size_t k) { return arena.take(k); }, MoeSizes(c, R), b.moe);
     x = arena.take(R * C), lnf = arena.take(R * C);

@@ -2,7 +2,7 @@
 
 For each tiny config (Llama, Qwen3, GPT-2 flavours; Mistral / Qwen2 / layer_types sliding-window
 layers and gpt-oss sinks; DeepSeek MLA; mixture of experts: qwen3_moe, qwen2_moe, deepseek_v2,
-deepseek_v3 routers): `llm0 init` writes a checkpoint, every weight is then replaced by random
+deepseek_v3 routers; Qwen3-Next Gated DeltaNet hybrids): `llm0 init` writes a checkpoint, every weight is then replaced by random
 values of a scale that exercises every path (norm weights != 1, biases != 0, attention far from
 uniform), and `llm0 check grads` and the twin (float32, all configs in this one process) compute
 logits, loss, every parameter's gradient and the losses of 5 AdamW steps on the same batch.
@@ -90,9 +90,32 @@ CONFIGS = {
                                      moe_intermediate_size=6, n_shared_experts=2, n_group=4, topk_group=2,
                                      norm_topk_prob=True, routed_scaling_factor=2.5, first_k_dense_replace=0,
                                      scoring_func="sigmoid", topk_method="noaux_tc"),
+    # Gated DeltaNet (Qwen3-Next layout): hybrid 2 linear : 1 full with gated attention, (1 + w)
+    # norms and partial RoPE; all linear; long sequences (T > the op's 64-token chunk) on 2
+    # threads; a llama with linear layers and the attn_output_gate extension key. (Four layers
+    # LLLF make the 5 AdamW steps at lr 1e-2 chaotic: the f32 and f64 twins differ by ~1e-3 there.)
+    "qwen3_next_hybrid": dict(model_type="qwen3_next", num_attention_heads=4, num_key_value_heads=2,
+                              head_dim=8, num_hidden_layers=3, full_attention_interval=3,
+                              partial_rotary_factor=0.25, linear_num_key_heads=2, linear_num_value_heads=4,
+                              linear_key_head_dim=5, linear_value_head_dim=3, linear_conv_kernel_dim=4,
+                              num_experts=0, rms_norm_eps=1e-6),
+    "qwen3_next_all_linear": dict(model_type="qwen3_next", num_attention_heads=2, num_key_value_heads=1,
+                                  head_dim=6, layer_types=["linear_attention", "linear_attention"],
+                                  linear_num_key_heads=1, linear_num_value_heads=3, linear_key_head_dim=7,
+                                  linear_value_head_dim=4, linear_conv_kernel_dim=3, num_experts=0),
+    "qwen3_next_long_2threads": dict(model_type="qwen3_next", vocab_size=131, hidden_size=32,
+                                     intermediate_size=48, num_attention_heads=4, num_key_value_heads=2,
+                                     head_dim=8, full_attention_interval=2, partial_rotary_factor=0.5,
+                                     linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=8,
+                                     linear_value_head_dim=6, linear_conv_kernel_dim=4, num_experts=0,
+                                     max_position_embeddings=150, _batch=(2, 140), _threads=2),
+    "llama_linear_gated": dict(num_attention_heads=4, num_key_value_heads=2, head_dim=6,
+                               layer_types=["full_attention", "linear_attention"], attn_output_gate=True,
+                               linear_num_key_heads=2, linear_num_value_heads=2, linear_key_head_dim=4,
+                               linear_value_head_dim=5, linear_conv_kernel_dim=2),
 }
 SLIDING_OR_SINKS = ("sliding_window", "attention_sinks", "layer_types", "kv_lora_rank", "num_experts",
-                    "n_routed_experts")
+                    "n_routed_experts", "linear_num_key_heads")
 
 
 def randomize(weights, cfg, rng):
@@ -105,8 +128,9 @@ def randomize(weights, cfg, rng):
             v = 0.2 * rng.standard_normal(w.shape)
         elif n.endswith(".sinks"):  # sink logits from well below to above the scores
             v = 1.5 * rng.standard_normal(w.shape)
-        elif w.ndim == 1:  # norm weights
-            v = 1.0 + 0.3 * rng.standard_normal(w.shape)
+        elif w.ndim == 1:  # norm weights (Qwen3-Next's (1 + w) norms store them zero-centred)
+            centred = cfg.get("model_type") == "qwen3_next" and "linear_attn." not in n
+            v = (0.0 if centred else 1.0) + 0.3 * rng.standard_normal(w.shape)
         elif "embed" in n:
             v = 0.7 * rng.standard_normal(w.shape)
         else:  # linear [out, in]; q and k larger so attention is far from uniform

@@ -40,6 +40,7 @@ void register_forward(CLI::App& app) {
   static std::string model_dir, tokens, output;
   static std::vector<int> chunks;
   static MlaDecode mla_form = MlaDecode::Absorbed;
+  static int delta_chunk = 0;
   cmd->add_option("--model", model_dir, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--tokens", tokens, "Token ids, space-separated, e.g. \"1 2 3\"")->required();
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
@@ -49,11 +50,13 @@ void register_forward(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   add_mla_decode_option(cmd, mla_form);
+  add_delta_chunk_option(cmd, delta_chunk);
   add_threads_option(cmd);
   cmd->callback([] {
     const std::vector<int> ids = parse_ids(tokens);
     auto model = load_model(resolve_checkpoint_dir(model_dir));
     model->set_mla_decode(mla_form);
+    if (delta_chunk > 0) model->set_linear_chunk_size(delta_chunk);
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
       LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);

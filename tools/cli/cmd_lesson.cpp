@@ -1,4 +1,5 @@
-// `llm0 lesson attention|kv-cache|shapes`: the attention chapter's figures computed by the
+// `llm0 lesson attention|kv-cache|shapes|cache-kinds|hybrid-state`: the attention chapter's
+// figures computed by the
 // engine (src/lesson/lesson_*.h): attention weights and the K/V swap test on the teaching world,
 // the work a KV cache saves in real generation, and the shapes of one attention head.
 // Shipped files (data/teaching-world.json, configs/lesson-tiny.json) are looked up in the current
@@ -16,6 +17,7 @@
 #include "lesson/lesson_svg.h"
 #include "lesson/lesson_text.h"
 #include "lesson/lesson_cache_kinds.h"
+#include "lesson/lesson_hybrid_state.h"
 
 namespace llm0::cli {
 
@@ -191,6 +193,35 @@ void add_cache_kinds(CLI::App* lesson) {
   sub->callback([args] { run_cache_kinds(*args); });
 }
 
+void add_hybrid_state(CLI::App* lesson) {
+  auto args = std::make_shared<lesson::HybridStateOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = lesson->add_subcommand(
+      "hybrid-state", "A Gated DeltaNet hybrid run by the engine: KV bytes (∝ n) vs recurrent "
+      "state bytes (constant) and decode time as the context grows, beside `llm0 kv` of the "
+      "anchor");
+  sub->add_option("--config", args->config,
+                  "Model config (default: configs/llm0-small-hybrid.json)");
+  sub->add_option("--anchor", args->anchor,
+                  "Config for the ledger column (default: configs/reference/"
+                  "course-anchor-hybrid.json)");
+  sub->add_option("--contexts", args->contexts, "Prefill lengths, e.g. 256,4096,16384")
+      ->delimiter(',');
+  sub->add_option("--decode-tokens", args->decode_tokens, "Decoded tokens per context")
+      ->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed of the random weights")->check(seed_check());
+  sub->add_flag("--json", *json, "Print JSON");
+  add_threads_option(sub);
+  sub->callback([args, json] {
+    if (args->config.empty()) args->config = shipped_file("configs/llm0-small-hybrid.json");
+    if (args->anchor.empty())
+      args->anchor = shipped_file("configs/reference/course-anchor-hybrid.json");
+    const lesson::HybridStateLesson l = lesson::run_hybrid_state_lesson(*args);
+    if (*json) return print_json(lesson::to_json(l));
+    std::fputs(lesson::hybrid_state_text(l).c_str(), stdout);
+  });
+}
+
 }  // namespace
 
 void register_lesson(CLI::App& app) {
@@ -201,6 +232,7 @@ void register_lesson(CLI::App& app) {
   add_kv_cache(lesson);
   add_shapes(lesson);
   add_cache_kinds(lesson);
+  add_hybrid_state(lesson);
 }
 
 }  // namespace llm0::cli

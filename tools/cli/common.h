@@ -27,6 +27,14 @@ inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
       ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
 }
 
+/// Adds `--delta-chunk L` to `cmd`: the chunk length of Gated DeltaNet's chunked form
+/// (Model::set_linear_chunk_size; 0 keeps the default 64; ignored by models without linear layers).
+inline void add_delta_chunk_option(CLI::App* cmd, int& L) {
+  cmd->add_option("--delta-chunk", L,
+                  "Gated DeltaNet chunk length of the chunked form (0 = the default, 64)")
+      ->check(CLI::NonNegativeNumber);
+}
+
 /// Validator for a `--seed`: a decimal integer in [0, 2^64) (no sign), so "-1" is refused
 /// instead of wrapping around to 2^64 - 1.
 CLI::Validator seed_check();

@@ -1,0 +1,96 @@
+// Gated DeltaNet layer in the Qwen3-Next layout (Yang, Kautz, Hatamizadeh, arXiv:2412.06464; HF
+// transformers/models/qwen3_next/modeling_qwen3_next.py Qwen3NextGatedDeltaNet). Symbols: C
+// hidden, nk / nv key / value heads (r = nv / nk), dk / dv head dims, K conv taps,
+// Cc = 2·nk·dk + nv·dv conv channels, P = 2·nk·dk + 2·nv·dv. Tensors (model.layers.{i}.linear_attn.):
+//   in_proj_qkvz [P, C]   rows grouped by key head g: [q_g (dk) | k_g (dk) | v of heads g·r… (r·dv)
+//                         | z of the same heads (r·dv)]
+//   in_proj_ba   [2·nv, C] grouped the same way: [b (r) | a (r)] per key head
+//   conv1d.weight [Cc, 1, K] depthwise causal conv over [all q | all k | all v], then SiLU
+//   dt_bias, A_log [nv];  norm.weight [dv];  out_proj [C, nv·dv]
+// Forward: q ← l2norm(q)·dk^−1/2, k ← l2norm(k) (l2norm(x) = x / sqrt(Σx² + 1e-6)), β = σ(b),
+// g = −exp(A_log)·softplus(a + dt_bias); o = gated delta rule (ops/gated_delta.h); per value head
+// o ← RMSNorm(o; norm.weight, rms_norm_eps) · silu(z); y = out_proj(o).
+// Layouts: x, y [N, C], N = B·T rows in (b, t) order. Gradient rule: dx overwritten, parameter
+// gradients accumulate.
+#pragma once
+#include <cstddef>
+
+#include "cache/layer_cache.h"
+#include "model/gated_deltanet_config.h"
+
+namespace llm0 {
+
+/// Training activations of one layer (also the inference scratch, with B = 1, T = Tn). Views into
+/// one buffer of floats(cfg, B, T) floats carved by bind().
+struct GatedDeltaNetSaved {
+  float* qkvz = nullptr;      // [N, P]  in_proj_qkvz output (transient)
+  float* ab = nullptr;        // [N, 2·nv] in_proj_ba output, grouped [b | a] per key head
+  float* mixed = nullptr;     // [N, Cc] conv input [q | k | v] (raw, head-major)
+  float* z = nullptr;         // [N, nv, dv]
+  float* conv = nullptr;      // [N, Cc] conv output before SiLU
+  float* act = nullptr;       // [N, Cc] after SiLU
+  float *q = nullptr, *k = nullptr;            // [N, nk, dk] after l2norm (q also scaled)
+  float *q_rnorm = nullptr, *k_rnorm = nullptr;  // [N, nk] 1 / sqrt(Σx² + 1e-6)
+  float* v = nullptr;         // [N, nv, dv]
+  float *beta = nullptr, *g = nullptr;  // [N, nv]
+  float* o = nullptr;         // [N, nv, dv] delta-rule output
+  float* o_rstd = nullptr;    // [N, nv]
+  float* o_norm = nullptr;    // [N, nv, dv] RMSNorm(o)·w (before the gate)
+  float* gated = nullptr;     // [N, nv, dv] out_proj input
+  float* states = nullptr;    // [B, nv, ⌈T/L⌉, dk, dv] chunk-start states
+  float* final_state = nullptr;  // [B, nv, dk, dv] state after the sequence (training: unused)
+
+  static size_t floats(const GatedDeltaNetConfig& c, int B, int T);
+  void bind(float* base, const GatedDeltaNetConfig& c, int B, int T);
+};
+
+/// Backward scratch (views into floats(cfg, N) floats carved by bind()).
+struct GatedDeltaNetGradScratch {
+  float *dqkvz = nullptr;                // [N, P]
+  float *dab = nullptr;                  // [N, 2·nv]
+  float *dmixed = nullptr, *dact = nullptr;  // [N, Cc]
+  float *dq = nullptr, *dk = nullptr;    // [N, nk, dk]
+  float *dv = nullptr, *do_ = nullptr, *dgated = nullptr, *dnorm = nullptr;  // [N, nv, dv]
+  float *dg = nullptr, *dbeta = nullptr; // [N, nv]
+
+  static size_t floats(const GatedDeltaNetConfig& c, int N);
+  void bind(float* base, const GatedDeltaNetConfig& c, int N);
+};
+
+/// Parameter views (values and gradients; gradients only for training).
+struct GatedDeltaNetWeights {
+  const float *in_proj_qkvz = nullptr, *in_proj_ba = nullptr, *conv1d = nullptr;
+  const float *dt_bias = nullptr, *A_log = nullptr, *norm = nullptr, *out_proj = nullptr;
+  float *din_proj_qkvz = nullptr, *din_proj_ba = nullptr, *dconv1d = nullptr;
+  float *ddt_bias = nullptr, *dA_log = nullptr, *dnorm = nullptr, *dout_proj = nullptr;
+};
+
+struct GatedDeltaNetLayer {
+  static constexpr float kL2Eps = 1e-6f;  // l2norm of q and k (HF l2norm default)
+  GatedDeltaNetConfig cfg;
+  int C = 0;              // hidden_size
+  float eps = 1e-6f;      // rms_norm_eps of the gated norm
+  GatedDeltaNetWeights w;
+
+  /// Training forward: y [N, C] for B sequences of T tokens from zero state; fills s.
+  void forward(const float* x, int B, int T, GatedDeltaNetSaved& s, float* y) const;
+  /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
+  void backward(float* dx, const float* dy, const float* x, int B, int T,
+                const GatedDeltaNetSaved& s, const GatedDeltaNetGradScratch& g) const;
+  /// Inference on Tn tokens at positions [pos, pos + Tn) continuing the state in `cache` (a
+  /// RecurrentState): chunked form for Tn > 1, recurrent for Tn = 1. s: scratch bound for
+  /// (1, Tn). Throws llm0::Error if the cache is of another kind or pos != its length.
+  void forward_cached(const float* x, int Tn, int pos, LayerCache& cache,
+                      const GatedDeltaNetSaved& s, float* y) const;
+
+ private:
+  // x → qkvz, ab → mixed, z (regrouped); conv over mixed with `history` → conv, act.
+  void project(const float* x, int B, int T, const float* history,
+               const GatedDeltaNetSaved& s) const;
+  // act, ab → q, k, v, β, g.
+  void prepare_inputs(int N, const GatedDeltaNetSaved& s) const;
+  // o, z → o_norm, gated → y.
+  void output(int N, const GatedDeltaNetSaved& s, float* y) const;
+};
+
+}  // namespace llm0
