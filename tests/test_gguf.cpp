@@ -200,6 +200,27 @@ TEST(Gguf, EmptyKeysAndTensorNamesAreRefusedAsTheWriterDoes) {
   EXPECT_EQ(read_gguf(path).tensors.at(0).name, "w");
 }
 
+TEST(Gguf, ZeroElementTensorsWithHugeExtentsRoundTripAndOverflowIsRefused) {
+  // Found by tests/fuzz/fuzz_gguf.cpp (corpus/gguf/crash-zero-dim-overflow): a file may hold a
+  // 0-element tensor whose other extents are huge; writing it back multiplied them first
+  // (2047 x 2^63-ish: signed overflow, undefined behaviour) before reaching the 0.
+  GgufWriter w;
+  const int64_t huge = INT64_MAX - 65535;
+  w.add_tensor("empty", {2047, huge, 0}, GgmlType::F16, nullptr);
+  EXPECT_NE(error_of([&] { w.add_tensor("big", {int64_t{1} << 40, int64_t{1} << 40}, GgmlType::F32, nullptr); })
+                .find("element count of shape [1099511627776, 1099511627776] overflows"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { w.add_tensor("bytes", {int64_t{1} << 62}, GgmlType::F32, nullptr); })
+                .find("overflow the byte count"),
+            std::string::npos);
+  const std::string path = temp_path("empty_huge.gguf");
+  w.write(path);
+  const GgufFile f = read_gguf(path);
+  ASSERT_EQ(f.tensors.size(), 1u);
+  EXPECT_EQ(f.tensors[0].shape(), (std::vector<int64_t>{2047, huge, 0}));
+  EXPECT_TRUE(f.tensors[0].bytes.empty());
+}
+
 // Rotate-half RoPE of v then the row permutation == adjacent-pair RoPE of the permuted v (per
 // head, in double), which is why llama's Q and K rows are permuted on export.
 TEST(Gguf, RopePermutationMapsRotateHalfToAdjacentPairs) {
