@@ -11,12 +11,9 @@ using namespace llm0;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const fuzz::ScratchFile input("in.npy"), copy("copy.npy");
-  Tensor t;
-  try {
-    t = read_npy(input.write(fuzz::as_bytes(data, size)));
-  } catch (const Error&) {
-    return 0;
-  }
+  const auto read = fuzz::accepted([&] { return read_npy(input.write(fuzz::as_bytes(data, size))); });
+  if (!read) return 0;
+  const Tensor& t = *read;
   FUZZ_ASSERT(t.shape().numel() >= 0, "non-negative element count");
   FUZZ_ASSERT(static_cast<size_t>(t.shape().numel()) * 4 <= size, "data no larger than the file");
   write_npy(copy.path(), t.data(), t.shape());

@@ -1,8 +1,9 @@
 // Fuzz harness: the UTF-8 stream decoder (infer/utf8_stream.h). The input is cut into chunks
-// (lengths taken from the input) and pushed one by one. Checked against utf8proc (a second UTF-8
-// implementation), with empty pushes between some chunks: the bytes held back after each push are exactly the longest suffix (1..3
-// bytes) that is a proper prefix of one well-formed character; the outputs plus flush() give the
-// input back byte for byte; for valid UTF-8 input every push returns valid UTF-8 on its own.
+// (lengths taken from the input, with empty pushes between some) and pushed one by one. Checked
+// against utf8proc (a second UTF-8 implementation): the bytes held back after each push are
+// exactly the longest suffix (1..3 bytes) that is a proper prefix of one well-formed character;
+// an empty push changes nothing; the outputs plus flush() give the input back byte for byte; for
+// valid UTF-8 input every push returns valid UTF-8 on its own.
 #include <utf8proc.h>
 
 #include <unordered_map>

@@ -10,8 +10,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "core/check.h"
 
 namespace llm0::fuzz {
 
@@ -50,6 +53,17 @@ class ScratchFile {
  private:
   std::string path_;
 };
+
+/// `read()`'s result, or std::nullopt when it refuses the input with llm0::Error (any other
+/// exception escapes: a finding).
+template <class Read>
+auto accepted(Read&& read) -> std::optional<decltype(read())> {
+  try {
+    return read();
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
 
 /// The fuzz input as bytes.
 inline std::string_view as_bytes(const uint8_t* data, size_t size) {
