@@ -5,8 +5,9 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
 CONFIG ?= configs/llm0-small.json
+FUZZ_SECONDS ?= 60
 
-.PHONY: all setup build test test-asan run bench bench-peers bench-context bench-mpi clean
+.PHONY: all setup build test test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi clean
 
 all: build
 
@@ -20,11 +21,23 @@ build: setup
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
 
+# The same suite with two OpenMP threads in every test (thread-order bugs hide at one thread), one
+# test at a time so the two threads have the two cores; MPI tests are fixed at one thread per rank.
+test-omp2: setup
+	@cmake -S . -B build-omp2 -DCMAKE_BUILD_TYPE=Release -DLLM0_TEST_THREADS=2 -DLLM0_BENCH=OFF >/dev/null
+	@cmake --build build-omp2 -j$(JOBS)
+	cd build-omp2 && ctest --output-on-failure -LE mpi
+
 # The same suite under AddressSanitizer + UBSan (Debug info, no -march=native).
 test-asan: setup
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM0_SANITIZE=ON -DLLM0_BENCH=OFF >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j$(JOBS)
+
+# Every parser's libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS each, clang-14 + ASan + UBSan,
+# in build-fuzz/; prints executions, exec/s, coverage and crashes per harness.
+fuzz: setup
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
 run: build
 	@MINUTES=$(MINUTES) CONFIG=$(CONFIG) scripts/main_job.sh
@@ -45,4 +58,4 @@ bench-mpi: build
 	@BUILD=$(BUILD) scripts/bench_mpi.sh
 
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan build-omp2 build-fuzz

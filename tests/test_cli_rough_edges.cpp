@@ -2,17 +2,23 @@
 // error messages without source locations (kept under LLM0_DEBUG=1), --prompt "" starting from
 // <|endoftext|>, non-finite and negative flag values refused with short messages, a mistyped
 // subcommand answered with a suggestion, `export gguf --output DIR` naming the directory, the
-// warmup actually used printed by `train`, and bench/peers' npm install done by the scripts.
+// warmup actually used printed by `train`, and bench/peers' npm install done by the scripts;
+// `train --resume` taking the schedule from the checkpoint (refusing a different explicit value)
+// and logging every step once; command-line parse errors worded like every other error.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cli_runner.h"
 #include "generator_fixtures.h"
@@ -115,21 +121,109 @@ TEST_F(CliRoughEdges, GgufExportToADirectorySaysSo) {
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
-TEST_F(CliRoughEdges, TrainPrintsTheWarmupItUses) {
+// "--config C --data D" of a tiny model and corpus (written once) for `llm0 train`.
+std::string train_inputs(const fs::path& dir) {
   const fs::path corpus = dir / "corpus.txt", config = dir / "config.json";
-  std::ofstream c(corpus);
-  for (int i = 0; i < 60; ++i) c << "document " << i << ": the cat sat on the mat, " << i * 7 << " times.\n\n";
-  c.close();
-  std::ofstream(config) << R"({"vocab_size": 300, "hidden_size": 16, "intermediate_size": 32,
-      "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 8,
-      "max_position_embeddings": 32, "rms_norm_eps": 1e-5, "rope_theta": 10000.0})";
-  const CmdOut r = cli("train --config " + config.string() + " --data " + corpus.string() + " --out " +
+  if (!fs::exists(config)) {
+    std::ofstream c(corpus);
+    for (int i = 0; i < 60; ++i) c << "document " << i << ": the cat sat on the mat, " << i * 7 << " times.\n\n";
+    c.close();
+    std::ofstream(config) << R"({"vocab_size": 300, "hidden_size": 16, "intermediate_size": 32,
+        "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 8,
+        "max_position_embeddings": 32, "rms_norm_eps": 1e-5, "rope_theta": 10000.0})";
+  }
+  return " --config " + config.string() + " --data " + corpus.string();
+}
+
+// The training loss of each "loss" record of a run's metrics.jsonl, in file order, as (step, loss).
+std::vector<std::pair<int, double>> logged_losses(const fs::path& run) {
+  std::vector<std::pair<int, double>> out;
+  std::ifstream in(run / "metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.contains("loss")) out.emplace_back(j["step"].get<int>(), j["loss"].get<double>());
+  }
+  return out;
+}
+
+TEST_F(CliRoughEdges, TrainPrintsTheWarmupItUses) {
+  const CmdOut r = cli("train" + train_inputs(dir) + " --out " +
                        (dir / "run").string() + " --max-steps 10 --warmup-steps 4 --batch-size 2 "
                        "--seq-len 16 --eval-every 10 --eval-batches 1 --threads 1");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("warmup: 1 step (--warmup-steps 4 capped at a tenth of the 10-step schedule)"),
             std::string::npos) << r.out;
   EXPECT_NE(cli("train --help").out.find("at most a tenth of the schedule"), std::string::npos);
+}
+
+TEST_F(CliRoughEdges, ResumeTakesTheScheduleFromTheCheckpointAndLogsEachStepOnce) {
+  // Every schedule flag away from its default, so a value not taken from the checkpoint shows.
+  const std::string schedule = " --max-steps 8 --batch-size 2 --grad-accum 2 --seq-len 16 --lr 3e-3 "
+                               "--min-lr 2e-4 --warmup-steps 2 --weight-decay 0.05 --grad-clip 0.5 --seed 7";
+  const std::string common = train_inputs(dir) + " --threads 1 --eval-every 100 --eval-batches 1 "
+                             "--log-every 1 --quiet";
+  const fs::path full = dir / "resume_full", cut = dir / "resume_cut";
+  ASSERT_EQ(cli("train" + common + schedule + " --out " + full.string()).rc, 0);
+  // Killed at step 6 after logging steps 4 and 5 past its step-3 checkpoint.
+  const CmdOut died = cli("train" + common + schedule + " --checkpoint-every 3 --test-fault die@6 --out " +
+                          cut.string());
+  EXPECT_NE(died.rc, 0);
+  const auto before = logged_losses(cut);
+  ASSERT_EQ(before.size(), 5u);
+  EXPECT_EQ(before.back().first, 5);
+
+  // An explicit value that differs from the checkpoint's is refused, naming both; nothing changes.
+  const std::string resume = "train" + common + " --out " + cut.string() + " --resume " + cut.string();
+  expect_short_error(resume + " --max-steps 9", "--max-steps 9 differs from the checkpoint's 8");
+  expect_short_error(resume + " --seq-len 8", "--seq-len 8 differs from the checkpoint's 16");
+  expect_short_error(resume + " --lr 1e-3", "--lr 0.001 differs from the checkpoint's 0.003");
+  expect_short_error(resume + " --warmup-steps 3", "--warmup-steps 3 differs from the checkpoint's 2");
+  expect_short_error(resume + " --seed 8", "--seed 8 differs from the checkpoint's 7");
+  // batch_size x grad_accum may be split anew (other rank counts), but the global batch must stay.
+  const CmdOut split = cli(resume + " --batch-size 3");  // 3 x ? cannot make the 2 x 2 trained
+  EXPECT_NE(split.rc, 0);
+  EXPECT_NE(split.err.find("global batch of 4 sequences"), std::string::npos) << split.err;
+  EXPECT_EQ(logged_losses(cut), before);
+
+  // The rest of the schedule comes from the checkpoint (an explicit equal value is fine).
+  const CmdOut r = cli(resume + " --checkpoint-every 3 --batch-size 2");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("done: 8/8 steps"), std::string::npos) << r.out;
+  const auto after = logged_losses(cut), expected = logged_losses(full);
+  ASSERT_EQ(expected.size(), 8u);
+  ASSERT_EQ(after.size(), 8u);  // steps 4 and 5 of the killed run are gone: each step once
+  for (size_t k = 0; k < 8; ++k) {
+    EXPECT_EQ(after[k].first, (int)k + 1);
+    EXPECT_NEAR(after[k].second, expected[k].second, 1e-6 * std::abs(expected[k].second)) << "step " << k + 1;
+  }
+}
+
+TEST_F(CliRoughEdges, CommandLineParseErrorsReadLikeEveryOtherError) {
+  const std::string fwd = "forward --model " + ckpt + " --tokens '1 2 3 4' --output " +
+                          (dir / "logits.npy").string();
+  for (const auto& [flag, text] : std::vector<std::pair<std::string, std::string>>{
+           {" --chunks 0", "\"0\" in \"0\" is not a positive integer"},
+           {" --chunks 1,,2", "--chunks: an empty item in \"1,,2\""},
+           {" --chunks 2,", "empty item in \"2,\""},
+           {" --chunks 2,x", "\"x\" in \"2,x\" is not a positive integer"},
+           {" --chunks -3", "is not a positive integer"},
+           {" --mla-decode foo", "--mla-decode: must be absorbed or expanded, got \"foo\""},
+           {" --no-such-flag", "--no-such-flag"}}) {
+    const CmdOut r = cli(fwd + flag);
+    EXPECT_EQ(r.rc, 1) << flag;
+    EXPECT_EQ(r.err.rfind("llm0: error: ", 0), 0u) << flag << " -> " << r.err;
+    EXPECT_NE(r.err.find(text), std::string::npos) << flag << " -> " << r.err;
+    EXPECT_NE(r.err.find("(see `llm0 forward --help`)"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  const CmdOut none = cli("");
+  EXPECT_EQ(none.rc, 1);
+  EXPECT_EQ(none.err.rfind("llm0: error: ", 0), 0u) << none.err;
+  // Help is not an error: stdout, status 0; a well-formed list still runs.
+  const CmdOut help = cli("forward --help");
+  EXPECT_EQ(help.rc, 0);
+  EXPECT_NE(help.out.find("--chunks"), std::string::npos);
+  EXPECT_EQ(cli(fwd + " --chunks 3,1").rc, 0);
 }
 
 TEST_F(CliRoughEdges, BenchPeersRunsNpmInstallWhenNeeded) {

@@ -175,6 +175,52 @@ TEST(Gguf, HugeLengthsAreRefusedBeforeAllocating) {
   EXPECT_NE(error_of([&] { read_gguf(path); }).find("magic"), std::string::npos);
 }
 
+TEST(Gguf, EmptyKeysAndTensorNamesAreRefusedAsTheWriterDoes) {
+  // Found by tests/fuzz/fuzz_gguf.cpp (corpus/gguf/crash-empty-key): the reader accepted a key ""
+  // that GgufWriter refuses, so a file read could not be written back.
+  std::string b = "GGUF";
+  const auto put = [&b](auto v) { b.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  put(uint32_t{3}), put(uint64_t{0}), put(uint64_t{2});
+  put(uint64_t{1}), b += "a", put(uint32_t{4}), put(uint32_t{7});  // "a" = UINT32 7
+  put(uint64_t{0}), put(uint32_t{4}), put(uint32_t{8});             // ""  = UINT32 8
+  const std::string path = temp_path("empty_key.gguf");
+  write_bytes(path, b);
+  EXPECT_NE(error_of([&] { read_gguf(path); }).find("metadata key 2 of 2 is empty"), std::string::npos);
+  std::string t = "GGUF";
+  const auto tput = [&t](auto v) { t.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
+  tput(uint32_t{3}), tput(uint64_t{1}), tput(uint64_t{0});
+  tput(uint64_t{0}), tput(uint32_t{1}), tput(uint64_t{1}), tput(uint32_t{0}), tput(uint64_t{0});
+  t.resize(64, '\0');
+  t += std::string(4, '\0');  // the one F32 element
+  write_bytes(path, t);
+  EXPECT_NE(error_of([&] { read_gguf(path); }).find("tensor 1 of 1 has an empty name"), std::string::npos);
+  t[24] = 1, t.insert(32, "w");  // the same tensor named "w" reads
+  t.erase(64, 1);
+  write_bytes(path, t);
+  EXPECT_EQ(read_gguf(path).tensors.at(0).name, "w");
+}
+
+TEST(Gguf, ZeroElementTensorsWithHugeExtentsRoundTripAndOverflowIsRefused) {
+  // Found by tests/fuzz/fuzz_gguf.cpp (corpus/gguf/crash-zero-dim-overflow): a file may hold a
+  // 0-element tensor whose other extents are huge; writing it back multiplied them first
+  // (2047 x 2^63-ish: signed overflow, undefined behaviour) before reaching the 0.
+  GgufWriter w;
+  const int64_t huge = INT64_MAX - 65535;
+  w.add_tensor("empty", {2047, huge, 0}, GgmlType::F16, nullptr);
+  EXPECT_NE(error_of([&] { w.add_tensor("big", {int64_t{1} << 40, int64_t{1} << 40}, GgmlType::F32, nullptr); })
+                .find("element count of shape [1099511627776, 1099511627776] overflows"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { w.add_tensor("bytes", {int64_t{1} << 62}, GgmlType::F32, nullptr); })
+                .find("overflow the byte count"),
+            std::string::npos);
+  const std::string path = temp_path("empty_huge.gguf");
+  w.write(path);
+  const GgufFile f = read_gguf(path);
+  ASSERT_EQ(f.tensors.size(), 1u);
+  EXPECT_EQ(f.tensors[0].shape(), (std::vector<int64_t>{2047, huge, 0}));
+  EXPECT_TRUE(f.tensors[0].bytes.empty());
+}
+
 // Rotate-half RoPE of v then the row permutation == adjacent-pair RoPE of the permuted v (per
 // head, in double), which is why llama's Q and K rows are permuted on export.
 TEST(Gguf, RopePermutationMapsRotateHalfToAdjacentPairs) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -86,6 +87,21 @@ TEST(Sampler, RepetitionPenaltyDividesPositiveMultipliesNegativeOnce) {
   EXPECT_THROW(llm0::apply_repetition_penalty(m.data(), 3, std::vector<int>{0, 3}, 2.0), llm0::Error);
   EXPECT_THROW(llm0::apply_repetition_penalty(m.data(), 3, std::vector<int>{-1}, 2.0), llm0::Error);
   EXPECT_EQ(m, before);
+}
+
+TEST(Sampler, HugePenaltyKeepsFiniteLogitsFinite) {
+  // Found by tests/fuzz/fuzz_sampler.cpp (corpus/sampler/crash-penalty-overflow): R = 4e154 on a
+  // vocabulary whose logits are all negative and all in the history turned each into -inf, and
+  // sampling then failed with "all logits are -inf or NaN" although every logit was finite.
+  std::vector<float> l = {-1.5e-23f, -1.5e30f, 2.0f, -kInf};
+  llm0::apply_repetition_penalty(l.data(), 4, std::vector<int>{0, 1, 2, 3}, 4e154);
+  EXPECT_EQ(l[0], -FLT_MAX);  // -1.5e-23 * 4e154 = -6e131: below the lowest float
+  EXPECT_EQ(l[1], -FLT_MAX);
+  EXPECT_EQ(l[2], 0.0f);      // 2 / 4e154 underflows to 0
+  EXPECT_EQ(l[3], -kInf);     // -inf stays -inf
+  Sampler greedy(config(0, 0, 1, 0, 4e154)), drawn(config(1e-300, 0, 0.3, 1e-308, 4e154, 41538));
+  EXPECT_EQ(sample_once(greedy, {-1.5e-23f, -1.5e30f}, std::vector<int>{0, 1, 0, 1}), 0);  // tie: lower id
+  EXPECT_EQ(sample_once(drawn, {-1.5e-23f, -1.5e30f}, std::vector<int>{0, 1, 0, 1}), 0);
 }
 
 TEST(Sampler, PenaltyChangesTheGreedyChoice) {

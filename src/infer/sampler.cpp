@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <limits>
 
@@ -96,7 +97,11 @@ void apply_repetition_penalty(float* logits, int V, std::span<const int> history
     if (seen[t]) continue;
     seen[t] = 1;
     const double l = logits[t];
-    logits[t] = static_cast<float>(l > 0.0 ? l / R : l * R);
+    const double penalised = l > 0.0 ? l / R : l * R;
+    // A finite logit stays finite: a large R would round l * R to -inf in float, and a vocabulary
+    // of such tokens would leave nothing to sample (found by tests/fuzz/fuzz_sampler.cpp).
+    logits[t] = std::isfinite(l) ? static_cast<float>(std::max(penalised, double(-FLT_MAX)))
+                                 : static_cast<float>(penalised);
   }
   for (int t : history) seen[t] = 0;  // leave the scratch all 0 for the next call
 }

@@ -31,7 +31,8 @@ void validate(const SamplerConfig& cfg);
 
 /// Repetition penalty (CTRL; HF RepetitionPenaltyLogitsProcessor, llama.cpp penalties): for each
 /// distinct token t of history, once: logits[t] /= R if logits[t] > 0, else logits[t] *= R
-/// (0 stays 0, -inf stays -inf). Computed in double, rounded to float. logits: [V].
+/// (0 stays 0, -inf stays -inf). Computed in double, rounded to float; a finite logit stays
+/// finite (l * R below the lowest float becomes -FLT_MAX, not -inf). logits: [V].
 /// seen: scratch of >= V bytes, all 0 on entry and on return (lets a caller avoid allocation).
 /// Throws llm0::Error if a history id is outside [0, V) or R <= 0.
 void apply_repetition_penalty(float* logits, int V, std::span<const int> history, double R,

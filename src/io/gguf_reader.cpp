@@ -144,6 +144,7 @@ void read_header(Cursor& c, GgufFile& f, uint64_t& n_tensors, uint64_t& n_kv) {
 void read_metadata(Cursor& c, GgufFile& f, uint64_t n_kv) {
   for (uint64_t k = 0; k < n_kv; ++k) {
     std::string key = c.get_string("metadata key");
+    LLM0_CHECK(!key.empty(), "{}: GGUF metadata key {} of {} is empty", c.path, k + 1, n_kv);
     const uint32_t type = c.get<uint32_t>("value type");
     LLM0_CHECK(type <= 12, "{}: GGUF key {}: unknown value type {}", c.path, key, type);
     LLM0_CHECK(f.find(key) == nullptr, "{}: GGUF key {} appears twice", c.path, key);
@@ -161,6 +162,7 @@ void read_tensor_infos(Cursor& c, GgufFile& f, uint64_t n_tensors) {
   for (uint64_t k = 0; k < n_tensors; ++k) {
     GgufTensorInfo t;
     t.name = c.get_string("tensor name");
+    LLM0_CHECK(!t.name.empty(), "{}: GGUF tensor {} of {} has an empty name", c.path, k + 1, n_tensors);
     const uint32_t nd = c.get<uint32_t>("n_dims");
     LLM0_CHECK(nd >= 1 && nd <= 4, "{}: GGUF tensor {}: {} dims (1 to 4 allowed)", c.path, t.name, nd);
     uint64_t numel = 1;

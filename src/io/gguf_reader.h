@@ -43,7 +43,8 @@ struct GgufFile {
 };
 
 /// Reads a GGUF file. Throws llm0::Error naming the file and what is wrong: unreadable file, bad
-/// magic, a big-endian file (version bytes swapped), version other than 2 or 3, unknown value or
+/// magic, a big-endian file (version bytes swapped), version other than 2 or 3, an empty key or
+/// tensor name (GgufWriter refuses both too), unknown value or
 /// tensor type, a count, string or array length beyond the remaining bytes (checked before
 /// allocating), general.alignment not a UINT32 power of two, more than 4 dims, a tensor offset
 /// not a multiple of the alignment, overlapping tensors, or data past the end (truncated file).

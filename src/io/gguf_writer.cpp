@@ -2,12 +2,14 @@
 // tensor data follows, each tensor padded to the alignment (see gguf_writer.h for the layout).
 #include "io/gguf_writer.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <set>
 
 #include "core/check.h"
 #include "core/half.h"
+#include "core/tensor.h"
 #include "io/atomic_file.h"
 
 namespace llm0 {
@@ -140,13 +142,17 @@ void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape,
   for (const GgufTensor& t : tensors_) LLM0_CHECK(t.name != name, "GGUF tensor {} added twice", name);
   LLM0_CHECK(!shape.empty() && shape.size() <= 4, "GGUF tensor {}: {} dims (1 to 4 allowed)",
              name, shape.size());
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    LLM0_CHECK(d >= 0, "GGUF tensor {}: negative extent {}", name, d);
-    n *= d;
-  }
+  for (int64_t d : shape) LLM0_CHECK(d >= 0, "GGUF tensor {}: negative extent {}", name, d);
+  // A zero extent anywhere means no elements, whatever the others (their product is not formed).
+  int64_t n = std::find(shape.begin(), shape.end(), 0) != shape.end() ? 0 : 1;
+  for (int64_t d : shape)
+    LLM0_CHECK(n == 0 || !__builtin_mul_overflow(n, d, &n),
+               "GGUF tensor {}: the element count of shape {} overflows", name, Shape(shape).str());
+  int64_t nbytes = 0;
+  LLM0_CHECK(!__builtin_mul_overflow(n, int64_t{ggml_type_size(type)}, &nbytes),
+             "GGUF tensor {}: {} elements overflow the byte count", name, n);
   GgufTensor t{name, std::move(shape), type, {}};
-  t.bytes.resize((size_t)n * (size_t)ggml_type_size(type));
+  t.bytes.resize(static_cast<size_t>(nbytes));
   if (type == GgmlType::F32) {
     if (n > 0) std::memcpy(t.bytes.data(), data, t.bytes.size());
   } else {

@@ -74,7 +74,8 @@ class GgufWriter {
   /// not a UINT32 power of two.
   void add(const std::string& key, GgufValue value);
   /// Adds a tensor converting `data` (shape.numel() row-major floats) to `type` (fp16: round to
-  /// nearest even). Throws llm0::Error on a duplicate name, more than 4 dims, negative extents.
+  /// nearest even). Throws llm0::Error on a duplicate name, more than 4 dims, negative extents,
+  /// an element or byte count beyond int64 (a zero extent makes 0 elements whatever the others).
   void add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
                   const float* data);
   /// Writes the file atomically (path + ".tmp", fsync, rename): `path` is never half-written.

@@ -1,6 +1,7 @@
 // Options of one training run (`llm0 train`); defaults follow nanoGPT / llm.c small-model practice.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 
 namespace llm0 {
@@ -36,6 +37,11 @@ struct TrainOptions {
   double moe_bias_gamma = 1e-3;  // γ of the bias update (DeepSeek-V3's auxiliary-loss-free balancing)
   bool quiet = false;      // no progress lines (tests)
   bool overwrite = false;  // allow a fresh run in a directory that already holds one
+  // The options the user gave explicitly, by flag ("--max-steps", "--batch-size", ...). On
+  // --resume, the schedule and batch shape (max_steps, seq_len, seed, lr, min_lr, warmup_steps,
+  // weight_decay, grad_clip, batch_size, grad_accum) come from the checkpoint's
+  // trainer_state.json; a flag given here with another value is refused, naming both values.
+  std::set<std::string> given;
 };
 
 /// What a finished run reports.

@@ -21,7 +21,9 @@ void save_train_state(const std::string& dir, const TrainState& s, const ParamSt
       {"batch_size", s.batch_size}, {"seq_len", s.seq_len}, {"grad_accum", s.grad_accum},
       {"ranks", s.ranks}, {"global_batch", s.global_batch()},
       {"global_batch_tokens", s.global_batch() * s.seq_len},
-      {"tokens_seen", s.tokens_seen}, {"optimizer_step", opt.step_count()}};
+      {"tokens_seen", s.tokens_seen}, {"optimizer_step", opt.step_count()},
+      {"lr", s.lr}, {"min_lr", s.min_lr}, {"warmup_steps", s.warmup_steps},
+      {"weight_decay", s.weight_decay}, {"grad_clip", s.grad_clip}};
   const std::string text = j.dump(2) + "\n";
   AtomicFile f(dir + "/trainer_state.json");
   f.write(text.data(), text.size());
@@ -34,7 +36,7 @@ void save_train_state(const std::string& dir, const TrainState& s, const ParamSt
   write_safetensors(dir + "/optimizer.safetensors", refs);
 }
 
-TrainState load_train_state(const std::string& dir, const ParamStore& store, AdamW& opt) {
+TrainState read_train_state(const std::string& dir) {
   const std::string path = dir + "/trainer_state.json";
   std::ifstream in(path);
   LLM0_CHECK(in.good(), "cannot resume: {} is missing", path);
@@ -50,12 +52,23 @@ TrainState load_train_state(const std::string& dir, const ParamStore& store, Ada
     s.batch_size = j.at("batch_size").get<int>(), s.seq_len = j.at("seq_len").get<int>();
     s.grad_accum = j.at("grad_accum").get<int>(), s.tokens_seen = j.at("tokens_seen").get<double>();
     s.ranks = j.value("ranks", 1);  // absent before data parallelism: one process
+    s.has_schedule = j.contains("lr");  // absent before the schedule was saved
+    if (s.has_schedule) {
+      s.lr = j.at("lr").get<double>(), s.min_lr = j.at("min_lr").get<double>();
+      s.warmup_steps = j.at("warmup_steps").get<int>();
+      s.weight_decay = j.at("weight_decay").get<double>(), s.grad_clip = j.at("grad_clip").get<double>();
+    }
   } catch (const std::exception& e) {
     LLM0_FAIL("cannot resume: {} is corrupt ({})", path, e.what());
   }
   LLM0_CHECK(s.step >= 0 && s.step <= s.total_steps && s.batch_size > 0 && s.seq_len > 0 &&
                  s.grad_accum > 0 && s.ranks > 0,
              "cannot resume: {} has inconsistent step={} total_steps={}", path, s.step, s.total_steps);
+  return s;
+}
+
+TrainState load_train_state(const std::string& dir, const ParamStore& store, AdamW& opt) {
+  const TrainState s = read_train_state(dir);
   const SafetensorsFile f = read_safetensors(dir + "/optimizer.safetensors");
   for (const ParamInfo& p : store.params())
     for (const char* suffix : {".exp_avg", ".exp_avg_sq"}) {

@@ -29,6 +29,7 @@ class TrainerImpl {
   void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
   void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
   void check_output_dir() const;
+  void adopt_checkpoint_schedule(const TrainState& s);
   void check_resume_batch();
   uint64_t options_hash() const;
   int plan_total_steps();

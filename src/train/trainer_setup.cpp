@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "core/comm.h"
 #include "core/threads.h"
 #include "io/checkpoint.h"
 #include "ledger/flops.h"
@@ -13,6 +14,7 @@
 #include "model/init.h"
 #include "train/corpus.h"
 #include "train/loss_curve.h"
+#include "train/metrics_log.h"
 #include "train/trainer.h"
 #include "train/trainer_impl.h"
 
@@ -22,6 +24,7 @@ namespace llm0 {
 
 TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(!o_.out.empty(), "--out is required");
+  if (!o_.resume.empty()) adopt_checkpoint_schedule(read_train_state(resolve_checkpoint_dir(o_.resume)));
   LLM0_CHECK(o_.batch_size > 0 && o_.seq_len > 1 && o_.grad_accum > 0,
              "batch_size={} seq_len={} grad_accum={} must be positive (seq_len >= 2)", o_.batch_size,
              o_.seq_len, o_.grad_accum);
@@ -42,18 +45,55 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   setup_streams(train, val);
   if (dp_->rank() == 0) {  // only rank 0 writes (and its machine holds the run directory)
     check_output_dir();
-    if (o_.resume.empty()) fs::remove(o_.out + "/metrics.jsonl");  // a fresh run starts a fresh log
+    if (o_.resume.empty())
+      fs::remove(o_.out + "/metrics.jsonl");  // a fresh run starts a fresh log
+    else  // the interrupted run may have logged steps past its checkpoint: they are re-run
+      drop_metrics_after(o_.out + "/metrics.jsonl", state_.step);
   }
   // The peak of all ranks together (measured at once), the denominator of their joint MFU.
   peak_gflops_ = dp_->sum(measure_sgemm_gflops(1024, 2));
   if (state_.total_steps == 0) state_.total_steps = plan_total_steps();
   state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
   state_.ranks = dp_->ranks();
+  state_.has_schedule = true;
+  state_.lr = o_.lr, state_.min_lr = o_.min_lr, state_.warmup_steps = o_.warmup_steps;
+  state_.weight_decay = o_.weight_decay, state_.grad_clip = o_.grad_clip;
   if (dp_->ranks() > 1 && !o_.quiet)
     std::printf("data parallel: %d ranks x batch_size %d x grad_accum %d = global batch %lld "
                 "sequences (%lld tokens) per step; threads per rank: %d\n", dp_->ranks(),
                 o_.batch_size, o_.grad_accum, (long long)dp_->share().global_batch(),
                 (long long)dp_->share().global_batch() * o_.seq_len, num_threads());
+}
+
+// --resume: the schedule and batch shape come from the checkpoint's trainer_state.json; an option
+// the user gave explicitly (TrainOptions::given) with another value is refused, naming both.
+// batch_size and grad_accum may be split differently over another number of ranks (the global
+// batch must stay: check_resume_batch); the part not given is derived from the global batch.
+void TrainerImpl::adopt_checkpoint_schedule(const TrainState& s) {
+  auto take = [&](const char* flag, auto& value, auto saved) {
+    LLM0_CHECK(!o_.given.count(flag) || value == saved,
+               "--resume: {} {} differs from the checkpoint's {} (trainer_state.json); omit it to "
+               "continue the run", flag, value, saved);
+    value = saved;
+  };
+  take("--max-steps", o_.max_steps, s.total_steps);
+  take("--seq-len", o_.seq_len, s.seq_len);
+  take("--seed", o_.seed, s.seed);
+  if (s.has_schedule) {
+    take("--lr", o_.lr, s.lr);
+    take("--min-lr", o_.min_lr, s.min_lr);
+    take("--warmup-steps", o_.warmup_steps, s.warmup_steps);
+    take("--weight-decay", o_.weight_decay, s.weight_decay);
+    take("--grad-clip", o_.grad_clip, s.grad_clip);
+  }
+  const int64_t global = s.global_batch(), ranks = comm::size();
+  const bool bs_given = o_.given.count("--batch-size") > 0, ga_given = o_.given.count("--grad-accum") > 0;
+  if (!bs_given)
+    o_.batch_size = ga_given && o_.grad_accum > 0 && global % (ranks * o_.grad_accum) == 0
+                        ? static_cast<int>(global / (ranks * o_.grad_accum)) : s.batch_size;
+  if (!ga_given)
+    o_.grad_accum = o_.batch_size > 0 && global % (ranks * o_.batch_size) == 0
+                        ? static_cast<int>(global / (ranks * o_.batch_size)) : s.grad_accum;
 }
 
 // Resuming needs the same global batch (sequences per step) and seq_len; the split into ranks,
@@ -110,10 +150,6 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
     opt_ = std::make_unique<AdamW>(model_->params(), AdamWConfig{0.9, 0.95, 1e-8, o_.weight_decay});
     state_ = load_train_state(dir, model_->params(), *opt_);
     check_resume_batch();
-    LLM0_CHECK(o_.max_steps == 0 || o_.max_steps > state_.step,
-               "--resume: the checkpoint is already at step {}; --max-steps {} leaves nothing to do",
-               state_.step, o_.max_steps);
-    if (o_.max_steps > 0) state_.total_steps = o_.max_steps;
     if (!o_.config.empty() && !o_.quiet)
       std::printf("note: --resume uses the checkpoint's own config.json; --config %s is ignored\n",
                   o_.config.c_str());

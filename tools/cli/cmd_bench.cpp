@@ -283,9 +283,7 @@ void register_bench(CLI::App& app) {
   auto* ctx = bench->add_subcommand("context", "Decode cost per token as the context grows (full vs sliding layers)");
   static ContextBenchArgs c;
   ctx->add_option("--config", c.config, "Model config.json (random init)")->required();
-  ctx->add_option("--contexts", c.contexts, "Contexts to measure, e.g. 512,4096,16384")
-      ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+  add_positive_list_option(ctx, "--contexts", c.contexts, "Contexts to measure, e.g. 512,4096,16384");
   ctx->add_option("--decode-tokens", c.decode_tokens, "Tokens decoded after each prefill")
       ->check(CLI::PositiveNumber);
   ctx->add_flag("--json", c.json, "One JSON object on stdout");

@@ -44,11 +44,9 @@ void register_forward(CLI::App& app) {
   cmd->add_option("--model", model_dir, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--tokens", tokens, "Token ids, space-separated, e.g. \"1 2 3\"")->required();
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
-  cmd->add_option("--chunks", chunks,
-                  "Run the cached path instead: prefill with the first chunk, then each chunk, "
-                  "then the rest one token at a time (e.g. 5,3,1)")
-      ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+  add_positive_list_option(cmd, "--chunks", chunks,
+                           "Run the cached path instead: prefill with the first chunk, then each "
+                           "chunk, then the rest one token at a time (e.g. 5,3,1)");
   add_mla_decode_option(cmd, mla_form);
   add_delta_chunk_option(cmd, delta_chunk);
   add_threads_option(cmd);

@@ -183,8 +183,7 @@ void add_cache_kinds(CLI::App* lesson) {
       "per token, decode work and time as the context grows");
   sub->add_option("--hidden-size", args->opt.hidden_size, "Width C of the four models (4 heads)")
       ->capture_default_str();
-  sub->add_option("--contexts", args->opt.contexts, "Prefill lengths, e.g. 256,1024,4096")
-      ->delimiter(',');
+  add_positive_list_option(sub, "--contexts", args->opt.contexts, "Prefill lengths, e.g. 256,1024,4096");
   sub->add_option("--decode-tokens", args->opt.decode_tokens, "Decoded tokens per context")
       ->capture_default_str();
   sub->add_option("--svg", args->svg, "Write the decode-work chart to this SVG file");

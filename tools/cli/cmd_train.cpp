@@ -57,8 +57,10 @@ void register_train(CLI::App& app) {
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
   add_threads_option(cmd);
-  cmd->callback([] {
+  cmd->callback([cmd] {
     default_threads_per_rank();
+    for (const CLI::Option* opt : cmd->get_options())  // on --resume, what was given is checked
+      if (opt->count() > 0) o.given.insert(opt->get_name());
     Trainer trainer(o);
     const TrainSummary s = trainer.run();
     if (comm::rank() != 0) return;

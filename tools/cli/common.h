@@ -2,7 +2,6 @@
 // which adds its subcommand (with --threads and --help) and a callback; main.cpp calls them all.
 #pragma once
 #include <CLI/CLI.hpp>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -16,15 +15,21 @@ void add_threads_option(CLI::App* cmd);
 /// The --threads value given (0 = the default, all cores).
 int threads_option();
 
-/// Adds `--mla-decode absorbed|expanded` (default absorbed) to `cmd`: the decode form of
-/// multi-head latent attention layers (ignored by other models).
+/// Adds `--mla-decode absorbed|expanded` (default absorbed, any case) to `cmd`: the decode form
+/// of multi-head latent attention layers (ignored by other models). Another word is refused
+/// naming the two forms.
 inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
-  static const std::map<std::string, MlaDecode> names{{"absorbed", MlaDecode::Absorbed},
-                                                      {"expanded", MlaDecode::Expanded}};
-  cmd->add_option("--mla-decode", form,
-                  "MLA decode form: absorbed (W_UK into the query, W_UV after the weighted sum) or "
-                  "expanded (k_nope and v re-created from the cached latents)")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
+  cmd->add_option_function<std::string>(
+         "--mla-decode",
+         [&form](const std::string& word) {
+           const std::string w = CLI::detail::to_lower(word);
+           if (w != "absorbed" && w != "expanded")
+             throw CLI::ValidationError("--mla-decode", "must be absorbed or expanded, got \"" + word + "\"");
+           form = w == "absorbed" ? MlaDecode::Absorbed : MlaDecode::Expanded;
+         },
+         "MLA decode form: absorbed (W_UK into the query, W_UV after the weighted sum; the "
+         "default) or expanded (k_nope and v re-created from the cached latents)")
+      ->type_name("absorbed|expanded");
 }
 
 /// Adds `--delta-chunk L` to `cmd`: the chunk length of Gated DeltaNet's chunked form
@@ -38,6 +43,15 @@ inline void add_delta_chunk_option(CLI::App* cmd, int& L) {
 /// Validator for a `--seed`: a decimal integer in [0, 2^64) (no sign), so "-1" is refused
 /// instead of wrapping around to 2^64 - 1.
 CLI::Validator seed_check();
+
+/// Parses a comma-separated list of positive integers ("5,3,1") given to option `name`. Throws
+/// CLI::ValidationError (printed as "llm0: error: --chunks: ...") on an empty list or item
+/// ("1,,2", "1,"), a sign, a non-number or a value out of int range.
+std::vector<int> parse_positive_list(const std::string& text, const std::string& name);
+
+/// Adds `name` taking one such list (e.g. --chunks 5,3,1) into `values`, parsed strictly.
+CLI::Option* add_positive_list_option(CLI::App* cmd, const std::string& name, std::vector<int>& values,
+                                      const std::string& help);
 
 /// The name in `names` closest to `word` by edit distance (at most 3 edits and less than the
 /// word's length), or "" if none is that close: "genrate" -> "generate".

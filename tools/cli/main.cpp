@@ -1,5 +1,6 @@
 // llm0 command-line program: main() registers one subcommand per file in tools/cli/ and turns
-// every llm0::Error (or other exception) into a message on stderr and exit status 1 (under mpirun
+// every llm0::Error, command-line mistake (CLI11's ParseError) or other exception into one
+// "llm0: error: ..." line on stderr and exit status 1 (under mpirun
 // with several ranks: the message names the rank and the whole job is aborted, so no rank hangs).
 // The source location of an llm0::Error is printed only under LLM0_DEBUG=1 or in a debug build.
 #include <cstdio>
@@ -79,6 +80,16 @@ bool unknown_command(const CLI::App& app, int argc, char** argv) {
   return true;
 }
 
+// A command-line mistake as the rest of the errors read ("llm0: error: ..."), with where to look.
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& e) {
+  std::string help = "llm0";
+  for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+    sub = sub->get_subcommands().front();
+    help += " " + sub->get_name();
+  }
+  return std::string(e.what()) + " (see `" + help + " --help`)";
+}
+
 }  // namespace llm0::cli
 
 int main(int argc, char** argv) {
@@ -101,7 +112,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --help-all: printed, status 0
+    return llm0::cli::fail(llm0::cli::parse_error_message(app, e));
   } catch (const llm0::Error& e) {
     const bool at = llm0::cli::show_error_location() && !e.where().empty();
     return llm0::cli::fail(at ? e.where() + ": " + e.what() : std::string(e.what()));

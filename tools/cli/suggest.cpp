@@ -1,5 +1,6 @@
 // Option checks and "did you mean" suggestions shared by the subcommands (see common.h).
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 
 #include "common.h"
@@ -45,6 +46,33 @@ CLI::Validator seed_check() {
         return "must be an integer in [0, 2^64 - 1], got " + s;
       },
       "UINT64");
+}
+
+std::vector<int> parse_positive_list(const std::string& text, const std::string& name) {
+  std::vector<int> values;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    if (item.empty())
+      throw CLI::ValidationError(name, text.empty() ? "an empty list" : "an empty item in \"" + text + "\"");
+    int v = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc() || end != item.data() + item.size() || v <= 0)
+      throw CLI::ValidationError(name, "\"" + item + "\" in \"" + text + "\" is not a positive integer");
+    values.push_back(v);
+    if (comma == text.size()) return values;
+    at = comma + 1;
+  }
+}
+
+CLI::Option* add_positive_list_option(CLI::App* cmd, const std::string& name, std::vector<int>& values,
+                                      const std::string& help) {
+  return cmd
+      ->add_option_function<std::string>(
+          name, [&values, name](const std::string& text) { values = parse_positive_list(text, name); },
+          help)
+      ->type_name("N,N,...");
 }
 
 }  // namespace llm0::cli
