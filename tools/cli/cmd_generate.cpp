@@ -23,6 +23,7 @@ struct GenerateArgs {
   std::string model, prompt, prompts_file;
   GenerateOptions opt;
   MlaDecode mla_form = MlaDecode::Absorbed;
+  InferDtypes dtypes;
   bool no_cache = false, json = false, prompt_given = false;
 };
 
@@ -83,6 +84,7 @@ void run_generate(GenerateArgs& a) {
       a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
   GenerationModel gm = load_generation_model(a.model);
   gm.model->set_mla_decode(a.mla_form);
+  apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
   Generator gen(*gm.model, *gm.tokenizer);
   for (const std::string& prompt : prompts) {
     if (a.json) {
@@ -124,6 +126,7 @@ void register_generate(CLI::App& app) {
   cmd->add_option("--max-context", a.opt.max_context, "Context in tokens (0 = max_position_embeddings)")->capture_default_str();
   cmd->add_flag("--json", a.json, "Print one JSON object per prompt instead of streaming text");
   add_mla_decode_option(cmd, a.mla_form);
+  add_dtype_options(cmd, a.dtypes);
   add_threads_option(cmd);
   cmd->callback([cmd] {
     a.prompt_given = cmd->count("--prompt") > 0;

@@ -45,6 +45,7 @@ int fail(const std::string& message) {
 void register_forward(CLI::App& app);
 void register_train(CLI::App& app);
 void register_init(CLI::App& app);
+void register_convert(CLI::App& app);
 void register_data(CLI::App& app);
 void register_kv(CLI::App& app);
 void register_lesson(CLI::App& app);
@@ -87,6 +88,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_forward(app);
   llm0::cli::register_train(app);
   llm0::cli::register_init(app);
+  llm0::cli::register_convert(app);
   llm0::cli::register_data(app);
   llm0::cli::register_kv(app);
   llm0::cli::register_lesson(app);
