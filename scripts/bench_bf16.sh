@@ -25,6 +25,7 @@ REPS=${REPS:-3}
 THREADS=${THREADS:-"1 2"}
 CONFIG=${CONFIG:-configs/llm0-30m.json}
 WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$WORK"
 RESULTS=$WORK/bf16.jsonl
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 [ -x "$LLM0" ] || { echo "bench_bf16.sh: llm0 binary not found at $LLM0" >&2; exit 1; }
@@ -54,15 +55,7 @@ run_bf16() {
     --gen-tokens 128 --repeats 3 --threads "$1" --json)"
 }
 run_llama() {
-  local out
-  out=$("$LLAMA_BENCH" -m "$WORK/bf16.gguf" -p 64 -n 128 -t "$1" -r 3 -o json 2>/dev/null)
-  record "llama $1" "$("$PY" -c '
-import json, sys
-rows = json.loads(sys.argv[1])
-pp = [r["avg_ts"] for r in rows if r["n_prompt"] > 0 and r["n_gen"] == 0]
-tg = [r["avg_ts"] for r in rows if r["n_gen"] > 0 and r["n_prompt"] == 0]
-print(json.dumps({"engine": "llama-bench", "prefill_tokens_per_s": pp[0], "decode_tokens_per_s": tg[0],
-                  "build_commit": rows[0].get("build_commit", "")}))' "$out")"
+  record "llama $1" "$(scripts/llama_bench_json.sh "$LLAMA_BENCH" "$WORK/bf16.gguf" "$1")"
 }
 
 for rep in $(seq 1 "$REPS"); do

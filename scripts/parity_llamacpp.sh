@@ -16,8 +16,13 @@
 # PyTorch evaluation by 1.2e-4 (llm0) and 0.8e-4 (llama.cpp), so the scales stay below that.
 # DTYPE=bf16 runs both engines on BF16 weights instead: the checkpoint is converted (`llm0 convert
 # --dtype bf16`) and exported as a BF16 GGUF; llm0 runs it as stored (BF16 weights, BF16 KV cache),
-# llama.cpp with its BF16 kernels (which round the activations to BF16 too, so log-probabilities
-# then differ by ~1e-2: give a matching TOL; the greedy ids must still be identical).
+# llama.cpp with its BF16 kernels, which round the activations to BF16 too: its log-probabilities
+# move by up to ~0.2 from its own float32 evaluation of the same weights on the random x8 models
+# (less on a trained one), so give a matching TOL; the greedy ids must be identical, which holds
+# on a trained model (--model runs/small/checkpoint) but not on the random ones, whose top tokens
+# sit too close. Then llm0's BF16 weights (float32 cache) are compared with llama.cpp's float32
+# run of the same rounded weights at 1e-4 and identical ids. BF16_STRICT=0 reports the comparison
+# with llama.cpp's BF16 kernels without failing on it (the random models).
 # Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2), DTYPE (f32), MODELS (a
 # subset of "small 30m small-qwen3 small-mla"),
 # PROMPT, WORK (scratch directory, default a fresh mktemp -d). Needs node and
@@ -58,6 +63,18 @@ parity() {
   verdict=$(node "$PEERS/compare_parity.mjs" "$out/llm0.json" "$out/logits.npy" "$out/llama.json" \
     "$N" "$TOL") || status=$?
   echo "$name ($DTYPE): $verdict"
+  [ "$DTYPE" = f32 ] && return $status
+  if [ "${BF16_STRICT:-1}" = 0 ]; then status=0; echo "$name ($DTYPE): reported only (BF16_STRICT=0)"; fi
+  # BF16 weights against llama.cpp's float32 evaluation of the same (rounded) weights, with a
+  # float32 cache on both sides: llm0's BF16 kernels must agree to 1e-4, as F32 llm0 does.
+  "$LLM0" export gguf --model "$dir" --output "$out/model-f32.gguf" --dtype f32 >/dev/null
+  "$LLM0" generate --model "$dir" --prompt "$PROMPT" --temperature 0 --max-new-tokens "$N" \
+    --json --threads "$THREADS" --kv-dtype f32 >"$out/llm0-f32kv.json"
+  node "$PEERS/parity.mjs" --model "$out/model-f32.gguf" --prompt-ids "$ids" --n "$N" \
+    --threads "$THREADS" >"$out/llama-f32.json"
+  verdict=$(node "$PEERS/compare_parity.mjs" "$out/llm0-f32kv.json" "$out/logits.npy" \
+    "$out/llama-f32.json" "$N" 1e-4) || status=$?
+  echo "$name ($DTYPE weights, f32 cache, vs llama.cpp f32 of the same weights): $verdict"
   return $status
 }
 

@@ -98,7 +98,7 @@ class Model {
   NormLayer final_norm_;
   const float *embed_w_ = nullptr, *pos_w_ = nullptr;
   Weight head_w_;  // lm_head (the embedding when tied), float32 or BF16
-  AlignedBuffer bf16_store_;  // the BF16 matrices (use_bf16_weights), 64-byte aligned each
+  std::shared_ptr<uint16_t> bf16_store_;  // the BF16 matrices (use_bf16_weights), 64-byte aligned each
   size_t bf16_numel_ = 0;
   CacheDtype kv_dtype_ = CacheDtype::F32;
   float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;

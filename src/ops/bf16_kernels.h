@@ -18,14 +18,15 @@
 
 namespace llm0 {
 
-/// The kernel sets, fastest last.
+/// The kernel sets.
 enum class Bf16Kernel { Scalar, Avx2, Avx512, Avx512Bf16 };
 
 /// "scalar", "avx2", "avx512", "avx512bf16" (the LLM0_BF16_KERNEL values).
 const char* bf16_kernel_name(Bf16Kernel k);
 /// Whether this CPU can run `k` (scalar: always).
 bool bf16_kernel_supported(Bf16Kernel k);
-/// The kernel in use: LLM0_BF16_KERNEL if set (read once), else the fastest supported.
+/// The kernel in use: LLM0_BF16_KERNEL if set (read once), else the first supported of avx512,
+/// avx512bf16, avx2, scalar (the measured order: bf16_kernels.cpp).
 /// Throws llm0::Error if LLM0_BF16_KERNEL names an unknown kernel or one this CPU lacks.
 Bf16Kernel bf16_kernel();
 /// Forces `k` for the rest of the process (tests). Throws llm0::Error if unsupported.
