@@ -1,6 +1,7 @@
 // BF16 kernels: run-time choice and the scalar reference. See bf16_kernels.h.
 #include "ops/bf16_kernels.h"
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -42,10 +43,13 @@ Bf16Kernel& chosen() {
   return k;
 }
 
+// bf16 bits -> float32 (as bf16_to_float, inlined: the scalar loops are the portable fallback).
+inline float widen(uint16_t b) { return std::bit_cast<float>((uint32_t)b << 16); }
+
 // The reference: exact products, float32 accumulation in index order.
 float dot_scalar(const uint16_t* w, const float* x, int I) {
   float s = 0.0f;
-  for (int i = 0; i < I; ++i) s += bf16_to_float(w[i]) * x[i];
+  for (int i = 0; i < I; ++i) s += widen(w[i]) * x[i];
   return s;
 }
 }  // namespace
@@ -96,7 +100,7 @@ float bf16_dot(const uint16_t* w, const Bf16Operand& x) {
 void bf16_widen(float* dst, const uint16_t* src, long n, Bf16Kernel k) {
   if (k == Bf16Kernel::Avx512 || k == Bf16Kernel::Avx512Bf16) return bf16_detail::widen_avx512(dst, src, n);
   if (k == Bf16Kernel::Avx2) return bf16_detail::widen_avx2(dst, src, n);
-  for (long i = 0; i < n; ++i) dst[i] = bf16_to_float(src[i]);
+  for (long i = 0; i < n; ++i) dst[i] = widen(src[i]);
 }
 
 void bf16_round(uint16_t* dst, const float* src, long n) {
