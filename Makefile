@@ -45,9 +45,11 @@ run: build
 bench: build
 	@scripts/bench.sh
 
-# llm0 vs PyTorch (training) and llama.cpp's llama-bench (prefill/decode); docs/performance.md.
+# llm0 vs PyTorch (training) and llama.cpp's llama-bench (prefill/decode), then BF16 inference
+# (llm0 BF16 vs its own F32 and vs llama.cpp on the same BF16 GGUF); docs/performance.md.
 bench-peers: build
 	@BUILD=$(BUILD) scripts/bench_peers.sh
+	@BUILD=$(BUILD) scripts/bench_bf16.sh
 
 # Decode cost per token at contexts 512 / 4,096 / 16,384: full attention vs sliding-window layers.
 bench-context: build

@@ -93,15 +93,7 @@ infer_llm0() {  # model threads
     --gen-tokens 128 --repeats 3 --threads "$2" --json)"
 }
 infer_llama() {  # model threads
-  local out
-  out=$("$LLAMA_BENCH" -m "$WORK/$1.gguf" -p 64 -n 128 -t "$2" -r 3 -o json 2>/dev/null)
-  record "infer $1 $2 llama" "$("$PY" -c '
-import json, sys
-rows = json.loads(sys.argv[1])
-pp = [r["avg_ts"] for r in rows if r["n_prompt"] > 0 and r["n_gen"] == 0]
-tg = [r["avg_ts"] for r in rows if r["n_gen"] > 0 and r["n_prompt"] == 0]
-print(json.dumps({"engine": "llama-bench", "prefill_tokens_per_s": pp[0], "decode_tokens_per_s": tg[0],
-                  "build_commit": rows[0].get("build_commit", "")}))' "$out")"
+  record "infer $1 $2 llama" "$(scripts/llama_bench_json.sh "$LLAMA_BENCH" "$WORK/$1.gguf" "$2")"
 }
 
 # ---- interleaved runs: for every repetition, each pair runs back to back (order alternating) ----

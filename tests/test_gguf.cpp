@@ -439,6 +439,33 @@ TEST(GgufExport, MissingTokenizerAndUnwritableOutputLeaveNothing) {
   EXPECT_FALSE(fs::exists(bad + ".tmp"));
 }
 
+// --dtype bf16: every matrix is BF16 (ggml type 30), its values the checkpoint's rounded to
+// nearest even (Q/K rows restored for llama); 1-D tensors stay F32; file_type MOSTLY_BF16 (32).
+TEST(GgufExport, Bf16MatricesAreTheRoundedParameters) {
+  const std::string dir = make_checkpoint(export_config("llama", false), "bf16", true);
+  const std::string out = temp_path("bf16.gguf");
+  export_gguf(dir, out, GgmlType::BF16);
+  const GgufFile f = read_gguf(out);
+  EXPECT_EQ(f.at("general.file_type").u, 32u);
+  const auto m = load_model(dir);
+  const ModelConfig& c = m->config();
+  for (const ParamInfo& p : m->params().params()) {
+    const GgufTensorInfo* t = f.tensor(gguf_tensor_name(p.name));
+    ASSERT_NE(t, nullptr) << p.name;
+    EXPECT_EQ(t->type, p.shape.rank() == 1 ? GgmlType::F32 : GgmlType::BF16) << p.name;
+    std::vector<float> got = t->to_float();
+    const bool q = p.name.ends_with("q_proj.weight"), k = p.name.ends_with("k_proj.weight");
+    if (q || k)
+      got = rope_rows_to_rotate_half(got.data(), q ? c.num_attention_heads : c.num_key_value_heads,
+                                     c.head_dim, c.hidden_size);
+    const float* want = m->params().value(p.name);
+    for (size_t i = 0; i < p.numel; ++i) {
+      const float w = p.shape.rank() == 1 ? want[i] : bf16_to_float(float_to_bf16(want[i]));
+      ASSERT_EQ(got[i], w) << p.name << " [" << i << "]";
+    }
+  }
+}
+
 TEST(GgufExport, CliWritesFileAndRejectsBadDtype) {
   const std::string dir = make_checkpoint(export_config("llama", false), "cli", true);
   const std::string out = temp_path("cli.gguf");

@@ -1,7 +1,7 @@
 // The ledger and the engine agree (DESIGN.md "The layer interface"): for the same config and
-// length, the bytes the engine's cache really holds (float32) equal what `llm0 kv` computes from
-// the config.json with --dtype fp32 --context L — for MHA, GQA and MQA, and for the default
-// preset at its full context.
+// length, the bytes the engine's cache really holds (float32, and bfloat16 with --kv-dtype bf16)
+// equal what `llm0 kv` computes from the config.json with --dtype fp32 / bf16 --context L — for
+// MHA, GQA and MQA, MLA, sliding layers, and for the default preset at its full context.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -15,18 +15,23 @@ using namespace llm0::testing_fixtures;
 
 namespace {
 void expect_ledger_equals_engine(const ModelConfig& c, int L) {
+  for (auto [engine, ledger] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
+                                std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
+  SCOPED_TRACE(cache_dtype_name(engine));
   Model m(c);
   init_weights(m, 1);
+  m.set_kv_dtype(engine);
   ModelCache cache = m.new_cache();
   std::vector<int> tokens((size_t)L);
   for (int t = 0; t < L; ++t) tokens[(size_t)t] = (t * 7) % c.vocab_size;
   std::vector<float> logits((size_t)c.vocab_size);
   m.forward_cached(tokens.data(), L, cache, logits.data(), /*last_only=*/true);
   KvOptions opt;
-  opt.dtype = KvDtype::kFp32, opt.context = L;
+  opt.dtype = ledger, opt.context = L;
   const KvLedger k = kv_ledger(c.to_json(), opt);
   EXPECT_EQ(cache.bytes_in_use(), k.total_bytes_at_context) << "Hkv=" << c.num_key_value_heads;
   EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_per_token * (uint64_t)L + k.fixed_state_bytes);
+  }
 }
 }  // namespace
 
@@ -64,8 +69,12 @@ TEST(KvLedgerEngine, DefaultPresetAtFullContext) {
 // ledger's count, and the bytes stop growing once n >= W (decode one token at a time to 3W).
 TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
   const ModelConfig c = sliding_config(6, {1, 0, 1}, true);
+  for (auto [engine, ledger] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
+                                std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
+  SCOPED_TRACE(cache_dtype_name(engine));
   Model m(c);
   init_weights(m, 1);
+  m.set_kv_dtype(engine);
   ModelCache cache = m.new_cache();
   std::vector<float> logits((size_t)c.vocab_size);
   size_t at_w = 0;
@@ -73,7 +82,7 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
     const int tok = (n * 5) % c.vocab_size;
     m.forward_cached(&tok, 1, cache, logits.data(), true);
     KvOptions opt;
-    opt.dtype = KvDtype::kFp32, opt.context = n;
+    opt.dtype = ledger, opt.context = n;
     const KvLedger k = kv_ledger(c.to_json(), opt);
     EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_at_context) << "n=" << n;
     const size_t ring = cache.layer(0).bytes_in_use();
@@ -81,6 +90,8 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
     if (n >= 6) {
       EXPECT_EQ(ring, at_w) << "ring bytes grow past W at n=" << n;
     }
-    EXPECT_EQ(cache.layer(0).bytes_allocated(), (size_t)6 * 2 * 24 * 2 * 4);  // W × Hkv × 2D × 4
+    // W × Hkv × 2D × bytes per number
+    EXPECT_EQ(cache.layer(0).bytes_allocated(), (size_t)6 * 2 * 24 * 2 * cache_dtype_bytes(engine));
+  }
   }
 }

@@ -9,6 +9,7 @@
 
 #include "core/check.h"
 #include "lesson/lesson_kv_cache.h"
+#include "lesson/lesson_text.h"
 #include "nlohmann/json.hpp"
 
 namespace llm0::lesson {
@@ -93,6 +94,26 @@ TEST(LessonKvCache, GreedyDecodingIsNotDegenerateAndCacheMatchesRecompute) {
   for (size_t i = 0; i < a.logits.size(); ++i)
     diff = std::max(diff, (double)std::fabs(a.logits[i] - b.logits[i]));
   EXPECT_LT(diff, 1e-4);
+}
+
+// The lesson measures the engine's cache after the cached run's P + G - 1 tokens in both dtypes:
+// each equals the ledger, and BF16 holds exactly half of float32's bytes.
+TEST(LessonKvCache, MeasuredCacheBytesEqualTheLedgerInBothDtypes) {
+  auto model = lesson_model_from_config(kTiny, 1);
+  KvLessonOptions o;
+  o.prompt_len = 4, o.generate = 6, o.up_to = 0;
+  const KvCacheLesson l = run_kv_cache_lesson(*model, o, "tiny");
+  ASSERT_EQ(l.cache_bytes.size(), 2u);
+  const ModelConfig& c = model->config();
+  const uint64_t per_token_f32 = (uint64_t)c.num_hidden_layers * c.num_key_value_heads * 2 * c.head_dim * 4;
+  EXPECT_EQ(l.cache_bytes[0].dtype, "f32");
+  EXPECT_EQ(l.cache_bytes[0].length, 9);
+  EXPECT_EQ(l.cache_bytes[0].engine_bytes, per_token_f32 * 9);
+  EXPECT_EQ(l.cache_bytes[1].dtype, "bf16");
+  EXPECT_EQ(l.cache_bytes[1].engine_bytes * 2, l.cache_bytes[0].engine_bytes);
+  for (const KvBytesRow& r : l.cache_bytes) EXPECT_EQ(r.engine_bytes, r.ledger_bytes) << r.dtype;
+  EXPECT_NE(kv_cache_text(l).find("bf16 (--kv-dtype bf16): engine"), std::string::npos);
+  EXPECT_EQ(to_json(l)["cache_bytes"][1]["engine_bytes"], l.cache_bytes[1].engine_bytes);
 }
 
 TEST(LessonKvCache, GrowthOrderFittedOnLogLogScale) {

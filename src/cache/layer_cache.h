@@ -22,6 +22,8 @@ class LayerCache {
   virtual size_t bytes_allocated() const = 0;
   /// Forget all tokens (length 0); memory stays allocated.
   virtual void reset() = 0;
+  /// Bytes per cached number: 4 (float32) or 2 (bfloat16, cache/cache_rows.h).
+  virtual int bytes_per_number() const { return 4; }
 };
 
 /// The append rule of the position-ordered caches (KvCache, LatentCache): new positions start at

@@ -16,7 +16,7 @@ GenerationModel load_generation_model(const std::string& dir) {
   const fs::path tok = fs::path(g.dir) / "tokenizer.json";
   LLM0_CHECK(fs::exists(tok), "{} is missing: generation needs the checkpoint's tokenizer",
              tok.string());
-  g.model = load_model(g.dir);
+  g.model = load_model(g.dir, &g.stored);
   g.tokenizer = std::make_unique<Tokenizer>(Tokenizer::load(tok.string()));
   return g;
 }

@@ -17,6 +17,7 @@ struct GenerationModel {
   std::string dir;                       // the resolved checkpoint directory
   std::unique_ptr<Model> model;
   std::unique_ptr<Tokenizer> tokenizer;
+  DType stored = DType::F32;             // dtype of the checkpoint's matrices (load_model)
 };
 
 /// Resolves `dir` (resolve_checkpoint_dir), loads the model (load_model) and DIR/tokenizer.json.

@@ -54,17 +54,20 @@ void write_text(const std::string& path, const std::string& text) {
 }
 }  // namespace
 
-void write_model_files(const Model& model, const std::string& dir) {
+void write_model_files(const Model& model, const std::string& dir, DType dtype) {
+  LLM0_CHECK(!model.bf16_weights(), "this model holds its matrices in BF16 for inference only; "
+             "load it again (without --weights-dtype bf16) to save it");
   write_text(dir + "/config.json", model.config().to_json().dump(2) + "\n");
   std::vector<TensorRef> refs;
   for (const ParamInfo& p : model.params().params())
     refs.push_back(TensorRef{p.name, p.shape, model.params().data() + p.offset});
-  write_safetensors(dir + "/model.safetensors", refs, {{"format", "pt"}});
+  write_safetensors(dir + "/model.safetensors", refs, {{"format", "pt"}}, dtype);
 }
 
-void save_checkpoint(const Model& model, const std::string& dir, const std::string& tokenizer_json) {
+void save_checkpoint(const Model& model, const std::string& dir, const std::string& tokenizer_json,
+                     DType dtype) {
   CheckpointWriter w(dir);
-  write_model_files(model, w.path(""));
+  write_model_files(model, w.path(""), dtype);
   if (!tokenizer_json.empty()) {
     std::error_code ec;
     fs::copy_file(tokenizer_json, w.path("tokenizer.json"), fs::copy_options::overwrite_existing, ec);
@@ -101,9 +104,10 @@ bool ignorable(const std::string& name, const ModelConfig& c) {
 }
 }  // namespace
 
-void load_weights(Model& model, const std::string& dir) {
+DType load_weights(Model& model, const std::string& dir) {
   ParamStore& store = model.params();
   std::set<std::string> loaded;
+  std::set<DType> matrix_dtypes;
   for (const std::string& file : weight_files(dir)) {
     SafetensorsFile f = read_safetensors(file);
     for (auto& [name, e] : f.tensors) {
@@ -115,10 +119,12 @@ void load_weights(Model& model, const std::string& dir) {
                  name, e.shape.str(), p.shape.str());
       std::memcpy(store.data() + p.offset, e.values.data(), p.numel * sizeof(float));
       loaded.insert(name);
+      if (e.shape.rank() == 2) matrix_dtypes.insert(e.dtype);
     }
   }
   for (const ParamInfo& p : store.params())
     LLM0_CHECK(loaded.count(p.name), "{}: missing tensor {} {}", dir, p.name, p.shape.str());
+  return matrix_dtypes.size() == 1 ? *matrix_dtypes.begin() : DType::F32;
 }
 
 std::string resolve_checkpoint_dir(const std::string& dir) {
@@ -132,10 +138,11 @@ std::string resolve_checkpoint_dir(const std::string& dir) {
   return dir;
 }
 
-std::unique_ptr<Model> load_model(const std::string& dir) {
+std::unique_ptr<Model> load_model(const std::string& dir, DType* stored) {
   LLM0_CHECK(fs::is_directory(dir), "model directory {} does not exist", dir);
   auto model = std::make_unique<Model>(ModelConfig::from_file(dir + "/config.json"));
-  load_weights(*model, dir);
+  const DType d = load_weights(*model, dir);
+  if (stored) *stored = d;
   return model;
 }
 

@@ -140,7 +140,8 @@ void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& 
   const auto u32 = [](int v) { return GgufValue::of_u32((uint32_t)v); };
   g.add("general.architecture", GgufValue::of_string(arch));
   g.add("general.name", GgufValue::of_string(name));
-  g.add("general.file_type", u32(dtype == GgmlType::F32 ? 0 : 1));  // llama_ftype ALL_F32 / MOSTLY_F16
+  // llama_ftype ALL_F32 / MOSTLY_F16 / MOSTLY_BF16
+  g.add("general.file_type", u32(dtype == GgmlType::F32 ? 0 : dtype == GgmlType::F16 ? 1 : 32));
   g.add("general.alignment", GgufValue::of_u32(kGgufDefaultAlignment));
   const std::string a = arch + ".";
   g.add(a + "vocab_size", u32(c.vocab_size));

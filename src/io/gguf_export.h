@@ -43,7 +43,7 @@ std::vector<float> rope_rows_to_rotate_half(const float* w, int n_head, int D, i
 
 /// Writes the checkpoint at `model_dir` (resolve_checkpoint_dir: a checkpoint or a run
 /// directory; needs config.json, model.safetensors and tokenizer.json) to `output` as GGUF v3.
-/// Matrices are stored as `dtype` (F32 or F16); 1-D tensors (norm weights) always as F32, as
+/// Matrices are stored as `dtype` (F32, F16 or BF16, rounded to nearest even); 1-D tensors (norm weights) always as F32, as
 /// convert_hf_to_gguf.py does. The file is written via output + ".tmp" and renamed: on any error
 /// nothing is left at `output`. Throws llm0::Error: unsupported feature (gguf_architecture), a
 /// missing tokenizer.json, a tokenizer larger than vocab_size, an unwritable output.

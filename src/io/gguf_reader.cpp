@@ -33,7 +33,7 @@ std::vector<float> GgufTensorInfo::to_float() const {
     for (uint64_t k = 0; k < n; ++k) {
       uint16_t h;
       std::memcpy(&h, bytes.data() + 2 * k, 2);
-      out[k] = fp16_to_float(h);
+      out[k] = type == GgmlType::BF16 ? bf16_to_float(h) : fp16_to_float(h);
     }
   }
   return out;
@@ -173,8 +173,8 @@ void read_tensor_infos(Cursor& c, GgufFile& f, uint64_t n_tensors) {
       numel *= t.dims.back();
     }
     const uint32_t type = c.get<uint32_t>("tensor type");
-    LLM0_CHECK(type <= 1, "{}: GGUF tensor {}: ggml type {} not supported (F32 = 0, F16 = 1)",
-               c.path, t.name, type);
+    LLM0_CHECK(type <= 1 || type == 30, "{}: GGUF tensor {}: ggml type {} not supported (F32 = 0, "
+               "F16 = 1, BF16 = 30)", c.path, t.name, type);
     t.type = (GgmlType)type;
     t.offset = c.get<uint64_t>("tensor offset");
     LLM0_CHECK(t.offset % f.alignment == 0, "{}: GGUF tensor {}: offset {} is not a multiple of "

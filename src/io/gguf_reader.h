@@ -23,7 +23,7 @@ struct GgufTensorInfo {
   uint64_t numel() const;
   /// PyTorch-order shape (dims reversed).
   std::vector<int64_t> shape() const;
-  /// The elements widened to float32 (F16 exactly).
+  /// The elements widened to float32 (F16 and BF16 exactly).
   std::vector<float> to_float() const;
 };
 

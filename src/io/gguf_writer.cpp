@@ -70,6 +70,7 @@ int ggml_type_size(GgmlType type) {
   switch (type) {
     case GgmlType::F32: return 4;
     case GgmlType::F16: return 2;
+    case GgmlType::BF16: return 2;
   }
   LLM0_FAIL("unknown ggml type {}", (uint32_t)type);
 }
@@ -157,7 +158,7 @@ void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape,
     if (n > 0) std::memcpy(t.bytes.data(), data, t.bytes.size());
   } else {
     for (int64_t k = 0; k < n; ++k) {
-      const uint16_t h = float_to_fp16(data[k]);
+      const uint16_t h = type == GgmlType::BF16 ? float_to_bf16(data[k]) : float_to_fp16(data[k]);
       std::memcpy(t.bytes.data() + 2 * k, &h, 2);
     }
   }

@@ -20,7 +20,7 @@ enum class GgufType : uint32_t {
 };
 
 /// ggml tensor element types llm0 writes and reads (ggml_type codes 0 and 1).
-enum class GgmlType : uint32_t { F32 = 0, F16 = 1 };
+enum class GgmlType : uint32_t { F32 = 0, F16 = 1, BF16 = 30 };  // ggml.h GGML_TYPE_*
 
 /// Default alignment of tensor data when the metadata has no `general.alignment` (bytes).
 inline constexpr uint32_t kGgufDefaultAlignment = 32;

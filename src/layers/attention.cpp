@@ -27,9 +27,10 @@ AttentionDims AttentionLayer::dims(int B, int Tq, int Tk, int q_offset) const {
 
 namespace {
 // Bytes of cached K/V rows one call read: the keys from the first query's window edge on.
-uint64_t kv_bytes_read(const AttentionDims& d) {
+// `bytes` per number: the cache's dtype.
+uint64_t kv_bytes_read(const AttentionDims& d, int bytes) {
   const uint64_t rows = (uint64_t)(d.Tk - first_visible_key(d, d.q_offset));
-  return rows * (uint64_t)d.Hkv * (uint64_t)(d.D + d.Dv) * sizeof(float);
+  return rows * (uint64_t)d.Hkv * (uint64_t)(d.D + d.Dv) * (uint64_t)bytes;
 }
 }  // namespace
 
@@ -138,7 +139,7 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
   const AttentionDims d = dims(1, Tn, pos + Tn, pos);
   const uint64_t qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
   counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
-  counters.kv_bytes_read += kv_bytes_read(d);
+  counters.kv_bytes_read += kv_bytes_read(d, cache.bytes_per_number());
 }
 
 void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* positions,
@@ -155,7 +156,7 @@ void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* 
   const AttentionDims d = dims(1, Tn, prev + Tn, prev);
   const uint64_t qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
   counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
-  counters.kv_bytes_read += kv_bytes_read(d);
+  counters.kv_bytes_read += kv_bytes_read(d, cache.bytes_per_number());
 }
 
 }  // namespace llm0

@@ -17,6 +17,7 @@
 #include "model/config.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
+#include "ops/weight.h"
 
 namespace llm0 {
 
@@ -60,8 +61,8 @@ struct AttentionGradScratch {
 
 /// Parameter views (values and gradients) of one attention layer. Biases/norms may be null.
 struct AttentionWeights {
-  const float *q_w = nullptr, *q_b = nullptr, *k_w = nullptr, *k_b = nullptr;
-  const float *v_w = nullptr, *v_b = nullptr, *o_w = nullptr, *o_b = nullptr;
+  Weight q_w, k_w, v_w, o_w;  // float32 or BF16 (inference)
+  const float *q_b = nullptr, *k_b = nullptr, *v_b = nullptr, *o_b = nullptr;
   const float *q_norm = nullptr, *k_norm = nullptr;  // [D] QK-norm weights
   const float* sinks = nullptr;                      // [H] sink logits (attention_sinks)
   float* dsinks = nullptr;

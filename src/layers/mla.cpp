@@ -176,7 +176,7 @@ void MlaLayer::forward_cached(const float* x, int Tn, int pos, const int* positi
   counters.kv_projected += (uint64_t)Tn;
   counters.qk_scores += form == MlaDecode::Absorbed ? attend_absorbed(Tn, pos, *lat, g, counters)
                                                     : attend_expanded(Tn, pos, *lat, g, counters);
-  counters.kv_bytes_read += (uint64_t)(pos + Tn) * (uint64_t)(r + dr) * sizeof(float);
+  counters.kv_bytes_read += (uint64_t)(pos + Tn) * (uint64_t)(r + dr) * (uint64_t)lat->bytes_per_number();
   linear_forward(y, g.attn, w.o_w, w.o_b, Tn, H * m.v_head_dim, cfg->hidden_size);
 }
 

@@ -21,6 +21,7 @@
 #include "model/config.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
+#include "ops/weight.h"
 
 namespace llm0 {
 
@@ -69,9 +70,10 @@ struct MlaInferScratch {
 /// Parameter views (values and gradients). q_w xor (q_a_w, q_a_norm, q_b_w); biases null unless
 /// attention_bias (HF: on q_a_proj, kv_a_proj_with_mqa and o_proj only).
 struct MlaWeights {
-  const float *q_w = nullptr, *q_a_w = nullptr, *q_a_b = nullptr, *q_a_norm = nullptr;
-  const float *q_b_w = nullptr, *kv_a_w = nullptr, *kv_a_b = nullptr, *kv_a_norm = nullptr;
-  const float *kv_b_w = nullptr, *o_w = nullptr, *o_b = nullptr;
+  Weight q_w, q_a_w, q_b_w, kv_a_w, o_w;  // float32 or BF16 (inference)
+  const float *q_a_b = nullptr, *q_a_norm = nullptr, *kv_a_b = nullptr, *kv_a_norm = nullptr;
+  const float* kv_b_w = nullptr;  // float32 always: absorbed decode slices it per head
+  const float* o_b = nullptr;
   float *dq_w = nullptr, *dq_a_w = nullptr, *dq_a_b = nullptr, *dq_a_norm = nullptr;
   float *dq_b_w = nullptr, *dkv_a_w = nullptr, *dkv_a_b = nullptr, *dkv_a_norm = nullptr;
   float *dkv_b_w = nullptr, *do_w = nullptr, *do_b = nullptr;

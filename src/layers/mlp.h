@@ -3,6 +3,7 @@
 // Layouts: x, y [N, C]; gate, up, h [N, F] with F = intermediate_size.
 #pragma once
 #include "model/config.h"
+#include "ops/weight.h"
 
 namespace llm0 {
 
@@ -22,8 +23,8 @@ struct MlpGradScratch {
 
 /// Parameter views; biases null unless mlp_bias; gate null for GELU.
 struct MlpWeights {
-  const float *gate_w = nullptr, *gate_b = nullptr, *up_w = nullptr, *up_b = nullptr;
-  const float *down_w = nullptr, *down_b = nullptr;
+  Weight gate_w, up_w, down_w;  // float32 or BF16 (inference)
+  const float *gate_b = nullptr, *up_b = nullptr, *down_b = nullptr;
   float *dgate_w = nullptr, *dgate_b = nullptr, *dup_w = nullptr, *dup_b = nullptr;
   float *ddown_w = nullptr, *ddown_b = nullptr;
 };

@@ -23,7 +23,8 @@ namespace llm0 {
 /// state is always FP32.
 enum class KvDtype { kBf16, kFp16, kFp8, kFp32 };
 
-/// Parses "bf16" | "fp16" | "fp8" | "fp32". Throws llm0::Error naming the bad value.
+/// Parses "bf16" | "fp16" | "fp8" | "fp32" (also "f32", as `--kv-dtype` spells it). Throws
+/// llm0::Error naming the bad value.
 KvDtype parse_kv_dtype(std::string_view name);
 /// The lower-case name used by parse_kv_dtype ("bf16", ...).
 const char* kv_dtype_name(KvDtype dtype);

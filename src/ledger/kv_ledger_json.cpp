@@ -13,7 +13,7 @@ KvDtype parse_kv_dtype(std::string_view name) {
   if (name == "bf16") return KvDtype::kBf16;
   if (name == "fp16") return KvDtype::kFp16;
   if (name == "fp8") return KvDtype::kFp8;
-  if (name == "fp32") return KvDtype::kFp32;
+  if (name == "fp32" || name == "f32") return KvDtype::kFp32;  // f32: the engine's --kv-dtype name
   LLM0_FAIL("unknown dtype \"{}\" (expected bf16, fp16, fp8 or fp32)", name);
 }
 

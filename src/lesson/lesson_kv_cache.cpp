@@ -164,6 +164,9 @@ KvCacheLesson run_kv_cache_lesson(Model& m, const KvLessonOptions& o, const std:
     l.max_logit_diff = std::max(
         l.max_logit_diff, (double)std::fabs(l.with_cache.logits[i] - l.without_cache.logits[i]));
   l.same_tokens = l.with_cache.tokens == l.without_cache.tokens;
+  std::vector<int> fed = l.prompt;  // what the cached run stored: the prompt, then G - 1 tokens
+  fed.insert(fed.end(), l.with_cache.tokens.begin(), l.with_cache.tokens.end() - 1);
+  l.cache_bytes = measure_kv_bytes(m, fed);
   if (o.up_to > 0) run_growth(m, l, o.up_to);
   return l;
 }
@@ -216,7 +219,7 @@ json to_json(const KvCacheLesson& l) {
             {"prompt_len", l.prompt_len}, {"generate", l.generate}, {"prompt", l.prompt},
             {"without_cache", run_json(l.without_cache)}, {"with_cache", run_json(l.with_cache)},
             {"max_logit_diff", l.max_logit_diff}, {"same_tokens", l.same_tokens},
-            {"growth", growth}};
+            {"cache_bytes", kv_bytes_json(l.cache_bytes)}, {"growth", growth}};
   if (l.growth.size() >= 2)
     j["fit"] = {{"kv_no_cache", l.fit.kv_no_cache}, {"kv_cache", l.fit.kv_cache},
                 {"qk_no_cache", l.fit.qk_no_cache}, {"qk_cache", l.fit.qk_cache}};

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lesson/lesson_kv_bytes.h"
 #include "model/model.h"
 
 namespace llm0::lesson {
@@ -64,6 +65,7 @@ struct KvCacheLesson {
   KvRun without_cache, with_cache;
   double max_logit_diff = 0;         ///< max |logit_without − logit_with| over all steps
   bool same_tokens = false;          ///< greedy tokens identical
+  std::vector<KvBytesRow> cache_bytes;  ///< the cached run's final cache, f32 and bf16, vs ledger
   std::vector<KvGrowthRow> growth;   ///< increasing lengths
   KvGrowthFit fit;
 };

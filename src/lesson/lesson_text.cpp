@@ -240,6 +240,7 @@ std::string kv_cache_text(const KvCacheLesson& l) {
               l.max_logit_diff < 1e-4 ? "<" : ">=");
   s += format("  greedy tokens identical: {}  {} vs {}\n", l.same_tokens ? "yes" : "NO",
               tokens_text(l.without_cache.tokens), tokens_text(l.with_cache.tokens));
+  s += kv_bytes_text(l.cache_bytes);
   if (!l.growth.empty()) s += growth_table(l);
   return s;
 }

@@ -137,17 +137,20 @@ ModelCache Model::new_cache(int max_context) const {
              max_context, cfg_.max_position_embeddings);
   const int cap = max_context ? max_context : cfg_.max_position_embeddings;
   const int Hkv = cfg_.num_key_value_heads, D = cfg_.head_dim;
+  CacheStorage st{kv_dtype_, nullptr, nullptr};
+  if (kv_dtype_ == CacheDtype::BF16)  // one widening buffer for K and one for V, all layers
+    st.k_read = std::make_shared<std::vector<float>>(), st.v_read = std::make_shared<std::vector<float>>();
   ModelCache cache;
   for (int il = 0; il < cfg_.num_hidden_layers; ++il) {
     const LayerConfig l = cfg_.layer(il);
     if (l.kind == LayerKind::LatentAttention)
-      cache.add(std::make_unique<LatentCache>(cap, cfg_.mla.kv_lora_rank, cfg_.mla.qk_rope_head_dim));
+      cache.add(std::make_unique<LatentCache>(cap, cfg_.mla.kv_lora_rank, cfg_.mla.qk_rope_head_dim, st));
     else if (l.kind == LayerKind::LinearAttention)
       cache.add(std::make_unique<RecurrentState>(cap, cfg_.linear));
     else if (l.kind == LayerKind::SlidingAttention)
-      cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D));
+      cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D, st));
     else
-      cache.add(std::make_unique<KvCache>(cap, Hkv, D, D));
+      cache.add(std::make_unique<KvCache>(cap, Hkv, D, D, st));
   }
   return cache;
 }

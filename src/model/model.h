@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "cache/cache_rows.h"
 #include "cache/model_cache.h"
 #include "core/params.h"
 #include "layers/block.h"
@@ -85,6 +86,21 @@ class Model {
   /// every L gives the same outputs up to rounding. Throws llm0::Error unless 1 <= L <= 4096.
   void set_linear_chunk_size(int L);
 
+  // ---- inference number formats (model/infer_weights.cpp) ----
+  /// Rounds the linear layers' matrices (q/k/v/o_proj, MLA's q/q_a/q_b/kv_a_proj_with_mqa/o_proj,
+  /// gate/up/down_proj) and lm_head to BF16 (nearest even; exact for a BF16 checkpoint) and reads
+  /// them from there on with the BF16 kernels (ops/bf16_kernels.h); their float32 copies and the
+  /// gradient buffer are given back to the OS. Stay float32: embeddings (a tied lm_head gets a
+  /// BF16 copy for the product, the lookup reads float32 rows), norms, biases, sinks, MLA's
+  /// kv_b_proj (absorbed decode slices it per head). Inference only: backward() then throws.
+  void use_bf16_weights();
+  bool bf16_weights() const { return bf16_numel_ > 0; }
+  /// Numbers held in BF16 (0 for float32 weights).
+  size_t bf16_numel() const { return bf16_numel_; }
+  /// Element type of the caches new_cache() makes (default float32).
+  void set_kv_dtype(CacheDtype dtype) { kv_dtype_ = dtype; }
+  CacheDtype kv_dtype() const { return kv_dtype_; }
+
   /// Work counters per layer since the last reset (DESIGN.md "Counters").
   const std::vector<WorkCounters>& layer_counters() const { return counters_; }
   WorkCounters total_counters() const;
@@ -100,7 +116,11 @@ class Model {
   ParamStore params_;
   std::vector<Block> blocks_;
   NormLayer final_norm_;
-  const float *embed_w_ = nullptr, *pos_w_ = nullptr, *head_w_ = nullptr;
+  const float *embed_w_ = nullptr, *pos_w_ = nullptr;
+  Weight head_w_;  // lm_head (the embedding when tied), float32 or BF16
+  std::shared_ptr<uint16_t> bf16_store_;  // the BF16 matrices (use_bf16_weights), 64-byte aligned each
+  size_t bf16_numel_ = 0;
+  CacheDtype kv_dtype_ = CacheDtype::F32;
   float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;
   std::unique_ptr<RopeTable> rope_;  // RoPE configs only; grows with the positions used
   std::unique_ptr<TrainPlan> plan_;

@@ -3,20 +3,49 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+#include <vector>
+
+#include "ops/bf16_kernels.h"
+
 namespace llm0 {
 
-void linear_forward(float* y, const float* x, const float* W, const float* b, int N, int I, int O) {
-  if (N == 1) {  // decode: a matrix-vector product, y[O] = W[O, I] · x[I] + b
-    matvec(y, W, x, b, O, I);
+namespace {
+// y[N, O] = x[N, I] · W[O, I]ᵀ (+ y when b was stored there) for BF16 W: panels of P rows
+// widened to float32 and multiplied with sgemm, one panel per thread at a time (OpenBLAS runs
+// single-threaded inside the parallel region).
+void linear_forward_bf16_panels(float* y, const float* x, const uint16_t* W, bool beta_one, int N,
+                                int I, int O) {
+  const int P = std::max(16, std::min(256, (int)((1 << 17) / std::max(I, 1)) / 16 * 16));
+  const int panels = (O + P - 1) / P;
+  const Bf16Kernel k = bf16_kernel();
+#pragma omp parallel
+  {
+    std::vector<float> Wp((size_t)P * I);  // [P, I] float32 panel
+#pragma omp for schedule(dynamic, 1)
+    for (int p = 0; p < panels; ++p) {
+      const int o0 = p * P, rows = std::min(P, O - o0);
+      bf16_widen(Wp.data(), W + (long)o0 * I, (long)rows * I, k);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, rows, I, 1.0f, x, I, Wp.data(), I,
+                  beta_one ? 1.0f : 0.0f, y + o0, O);
+    }
+  }
+}
+}  // namespace
+
+void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O) {
+  if (N == 1 || (W.bf16 && N < 4)) {  // decode: matrix-vector products, y[O] = W[O, I] · x[I] + b
+    for (int n = 0; n < N; ++n) matvec(y + (long)n * O, W, x + (long)n * I, b, O, I);
     return;
   }
   if (b) {
     for (int n = 0; n < N; ++n)
       for (int o = 0; o < O; ++o) y[(long)n * O + o] = b[o];
   }
+  if (W.bf16) return linear_forward_bf16_panels(y, x, W.bf16, b != nullptr, N, I, O);
   // y[N, O] (+)= x[N, I] · W[O, I]ᵀ
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x, I, W, I, b ? 1.0f : 0.0f,
-              y, O);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x, I, W.f32, I,
+              b ? 1.0f : 0.0f, y, O);
 }
 
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I) {

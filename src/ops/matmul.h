@@ -10,8 +10,11 @@
 
 namespace llm0 {
 
-/// y[N, O] = x[N, I] · W[O, I]ᵀ + b[O] (b may be null). N = 1 (decode) goes to matvec.
-void linear_forward(float* y, const float* x, const float* W, const float* b, int N, int I, int O);
+/// y[N, O] = x[N, I] · W[O, I]ᵀ + b[O] (b may be null). N = 1 (decode) goes to matvec. W is
+/// float32 or BF16; a BF16 W with N >= 4 is widened a panel of rows at a time (each thread its
+/// own panels, [P, I] float32 in cache) and multiplied by sgemm, so prefill runs at the float32
+/// sgemm's speed while the weights stay BF16 in memory; N < 4 runs N matvecs.
+void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O);
 
 /// Several linear maps of the same x[N, I] (q/k/v projections, gate/up): each out.y[N, O] =
 /// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows).

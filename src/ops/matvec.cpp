@@ -2,6 +2,7 @@
 #include "ops/matvec.h"
 
 #include "core/simd.h"
+#include "ops/bf16_kernels.h"
 
 namespace llm0 {
 
@@ -28,20 +29,30 @@ float dot(const float* w, const float* x, int I) {
 }  // namespace
 
 void matvec(float* y, const float* W, const float* x, const float* b, int O, int I) {
+  matvec(y, Weight(W), x, b, O, I);
+}
+
+void matvec(float* y, Weight W, const float* x, const float* b, int O, int I) {
   const LinearOut t{y, W, b, O};
   matvec_group(std::span<const LinearOut>(&t, 1), x, I);
 }
 
 void matvec_group(std::span<const LinearOut> targets, const float* x, int I) {
   long rows = 0;
-  for (const LinearOut& t : targets) rows += t.O;
+  bool any_bf16 = false;
+  for (const LinearOut& t : targets) rows += t.O, any_bf16 |= t.W.bf16 != nullptr;
+  // x in the BF16 kernel's form, prepared once per call; the threads share this one object.
+  static thread_local Bf16Operand xb_buffers;
+  Bf16Operand& xb = xb_buffers;
+  if (any_bf16) xb.prepare(x, I, bf16_kernel());
 #pragma omp parallel for schedule(static) if (rows * I > 32768)
   for (long r = 0; r < rows; ++r) {
     long o = r;
     size_t k = 0;
     while (o >= targets[k].O) o -= targets[k++].O;  // which target owns global row r
     const LinearOut& t = targets[k];
-    t.y[o] = dot(t.W + o * I, x, I) + (t.b ? t.b[o] : 0.0f);
+    const float d = t.W.bf16 ? bf16_dot(t.W.bf16 + o * I, xb) : dot(t.W.f32 + o * I, x, I);
+    t.y[o] = d + (t.b ? t.b[o] : 0.0f);
   }
 }
 

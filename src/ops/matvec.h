@@ -8,16 +8,22 @@
 
 #include <span>
 
+#include "ops/weight.h"
+
 namespace llm0 {
 
 /// y[O] = W[O, I] · x[I] + b[O] (b may be null). Rows are split across OpenMP threads.
 void matvec(float* y, const float* W, const float* x, const float* b, int O, int I);
 
+/// y[O] = W[O, I] · x[I] + b[O] with W float32 or BF16 (ops/bf16_kernels.h: BF16 rows are read as
+/// stored and accumulated in float32).
+void matvec(float* y, Weight W, const float* x, const float* b, int O, int I);
+
 /// One output of a group of linear maps that share their input x: y = W[O, I] · x + b (b may be
-/// null); y is [O] here and [N, O] in linear_forward_group.
+/// null); y is [O] here and [N, O] in linear_forward_group. W is float32 or BF16.
 struct LinearOut {
   float* y;
-  const float* W;
+  Weight W;
   const float* b;
   int O;
 };

@@ -34,6 +34,7 @@
 #include "ledger/sgemm_peak.h"
 #include "model/init.h"
 #include "model/model.h"
+#include "ops/bf16_kernels.h"
 #include "train/adamw.h"
 
 namespace llm0::cli {
@@ -108,6 +109,7 @@ struct GenBenchArgs {
   std::string model, config;
   int prompt_tokens = 64, gen_tokens = 128, repeats = 3;
   MlaDecode mla_form = MlaDecode::Absorbed;
+  InferDtypes dtypes;
   bool json = false;
 };
 
@@ -128,13 +130,15 @@ double mean_rate(int repeats, int tokens, F fn) {
 void run_bench_generate(const GenBenchArgs& a) {
   LLM0_CHECK(a.model.empty() != a.config.empty(), "give exactly one of --model DIR or --config C.json");
   std::unique_ptr<Model> model;
+  DType stored = DType::F32;
   if (!a.model.empty()) {
-    model = load_model(resolve_checkpoint_dir(a.model));
+    model = load_model(resolve_checkpoint_dir(a.model), &stored);
   } else {
     model = std::make_unique<Model>(ModelConfig::from_file(a.config));
     init_weights(*model, 1);
   }
   model->set_mla_decode(a.mla_form);
+  apply_infer_dtypes(*model, a.dtypes, stored);
   const ModelConfig& cfg = model->config();
   const int P = a.prompt_tokens, G = a.gen_tokens, V = cfg.vocab_size;
   LLM0_CHECK(std::max(P, G) <= cfg.max_position_embeddings,
@@ -156,13 +160,18 @@ void run_bench_generate(const GenBenchArgs& a) {
       tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
     }
   });
-  // Every weight but the untied input embedding table (one row per token) is read per token.
+  // Every weight but the untied input embedding table (one row per token) is read per token:
+  // the BF16 matrices at 2 bytes, the rest at 4.
   const double embed = cfg.tie_word_embeddings ? 0.0 : (double)V * cfg.hidden_size;
-  const double weight_bytes = 4.0 * ((double)model->num_parameters() - embed);
+  const double bf16 = (double)model->bf16_numel();
+  const double weight_bytes = 4.0 * ((double)model->num_parameters() - embed - bf16) + 2.0 * bf16;
   const double bw = measure_read_bandwidth(5);
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "generate"},
                       {"model", a.model.empty() ? a.config : a.model}, {"threads", num_threads()},
                       {"prompt_tokens", P}, {"gen_tokens", G}, {"repeats", a.repeats},
+                      {"weights_dtype", model->bf16_weights() ? "bf16" : "f32"},
+                      {"kv_dtype", cache_dtype_name(model->kv_dtype())},
+                      {"bf16_kernel", bf16_kernel_name(bf16_kernel())},
                       {"num_parameters", model->num_parameters()},
                       {"prefill_tokens_per_s", pp}, {"decode_tokens_per_s", tg},
                       {"weight_bytes_per_token", weight_bytes},
@@ -277,6 +286,7 @@ void register_bench(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   gen->add_flag("--json", g.json, "One JSON object on stdout");
   add_mla_decode_option(gen, g.mla_form);
+  add_dtype_options(gen, g.dtypes);
   add_threads_option(gen);
   gen->callback([] { run_bench_generate(g); });
 

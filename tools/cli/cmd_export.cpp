@@ -1,4 +1,4 @@
-// `llm0 export gguf --model DIR --output FILE.gguf [--dtype f32|f16]`: a checkpoint as a GGUF v3
+// `llm0 export gguf --model DIR --output FILE.gguf [--dtype f32|f16|bf16]`: a checkpoint as a GGUF v3
 // file for llama.cpp (architectures llama and qwen3; see src/io/gguf_export.h). The file appears
 // only when complete; models llama.cpp cannot represent are refused with the feature named.
 #include <cstdio>
@@ -18,11 +18,13 @@ void register_export(CLI::App& app) {
   gguf->add_option("--model", model_dir, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
   gguf->add_option("--output", output, "GGUF file to write")->required();
   gguf->add_option("--dtype", dtype, "Element type of the weight matrices (norms stay f32)")
-      ->check(CLI::IsMember({"f32", "f16"}))->capture_default_str();
+      ->check(CLI::IsMember({"f32", "f16", "bf16"}))->capture_default_str();
   add_threads_option(gguf);
   gguf->callback([] {
     const GgufExportSummary s =
-        export_gguf(model_dir, output, dtype == "f16" ? GgmlType::F16 : GgmlType::F32);
+        export_gguf(model_dir, output, dtype == "f16"    ? GgmlType::F16
+                                       : dtype == "bf16" ? GgmlType::BF16
+                                                         : GgmlType::F32);
     std::printf("wrote %s: architecture %s, %zu tensors, %zu parameters, %s\n", output.c_str(),
                 s.architecture.c_str(), s.tensors, s.parameters, dtype.c_str());
   });

@@ -1,4 +1,5 @@
-// `llm0 forward --model DIR --tokens "1 2 3" --output logits.npy [--chunks 5,3,1]`: full forward
+// `llm0 forward --model DIR --tokens "1 2 3" --output logits.npy [--chunks 5,3,1]
+// [--weights-dtype auto|f32|bf16] [--kv-dtype f32|bf16]`: full forward
 // of one sequence, or (--chunks) the same logits through the cached path — prefill with the first
 // chunk, then each following chunk, then single tokens — as float32 [T, vocab_size] .npy.
 #include <sstream>
@@ -41,6 +42,7 @@ void register_forward(CLI::App& app) {
   static std::vector<int> chunks;
   static MlaDecode mla_form = MlaDecode::Absorbed;
   static int delta_chunk = 0;
+  static InferDtypes dtypes;
   cmd->add_option("--model", model_dir, "Checkpoint directory (config.json + model.safetensors)")->required();
   cmd->add_option("--tokens", tokens, "Token ids, space-separated, e.g. \"1 2 3\"")->required();
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
@@ -49,12 +51,15 @@ void register_forward(CLI::App& app) {
                            "chunk, then the rest one token at a time (e.g. 5,3,1)");
   add_mla_decode_option(cmd, mla_form);
   add_delta_chunk_option(cmd, delta_chunk);
+  add_dtype_options(cmd, dtypes);
   add_threads_option(cmd);
   cmd->callback([] {
     const std::vector<int> ids = parse_ids(tokens);
-    auto model = load_model(resolve_checkpoint_dir(model_dir));
+    DType stored = DType::F32;
+    auto model = load_model(resolve_checkpoint_dir(model_dir), &stored);
     model->set_mla_decode(mla_form);
     if (delta_chunk > 0) model->set_linear_chunk_size(delta_chunk);
+    apply_infer_dtypes(*model, dtypes, stored);
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
       LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);

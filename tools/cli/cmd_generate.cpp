@@ -26,6 +26,7 @@ struct GenerateArgs {
   GenerateOptions opt;
   MlaDecode mla_form = MlaDecode::Absorbed;
   int delta_chunk = 0;  // --delta-chunk (0: the default)
+  InferDtypes dtypes;
   bool no_cache = false, json = false, prompt_given = false;
 };
 
@@ -101,6 +102,7 @@ void run_generate(GenerateArgs& a) {
   GenerationModel gm = load_generation_model(a.model);
   gm.model->set_mla_decode(a.mla_form);
   if (a.delta_chunk > 0) gm.model->set_linear_chunk_size(a.delta_chunk);
+  apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
   Generator gen(*gm.model, *gm.tokenizer);
   for (const std::string& prompt : prompts) {
     if (a.json) {
@@ -144,6 +146,7 @@ void register_generate(CLI::App& app) {
   cmd->add_flag("--json", a.json, "Print one JSON object per prompt instead of streaming text");
   add_mla_decode_option(cmd, a.mla_form);
   add_delta_chunk_option(cmd, a.delta_chunk);
+  add_dtype_options(cmd, a.dtypes);
   add_threads_option(cmd);
   cmd->callback([cmd] {
     a.prompt_given = cmd->count("--prompt") > 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "layers/mla.h"
+#include "model/infer_dtypes.h"
 
 namespace llm0::cli {
 
@@ -38,6 +39,30 @@ inline void add_delta_chunk_option(CLI::App* cmd, int& L) {
   cmd->add_option("--delta-chunk", L,
                   "Gated DeltaNet chunk length of the chunked form (0 = the default, 64)")
       ->check(CLI::NonNegativeNumber);
+}
+
+/// Adds `--weights-dtype auto|f32|bf16` (default auto: as the checkpoint stores its matrices) and
+/// `--kv-dtype f32|bf16` (default bf16 when the weights are bf16, else f32) to `cmd`.
+inline void add_dtype_options(CLI::App* cmd, InferDtypes& d) {
+  cmd->add_option_function<std::string>(
+         "--weights-dtype", [&d](const std::string& s) { d.weights = parse_weights_dtype(s); },
+         "Matrices as the kernels read them: auto (as the checkpoint stores them; F16 widens to "
+         "f32), f32, or bf16 (F32 checkpoints rounded to nearest even)")
+      ->check(CLI::IsMember({"auto", "f32", "bf16"}));
+  cmd->add_option_function<std::string>(
+         "--kv-dtype", [&d](const std::string& s) { d.kv = parse_cache_dtype(s); },
+         "Cached K/V (and MLA latents): f32 or bf16 (default bf16 with bf16 weights, else f32)")
+      ->check(CLI::IsMember({"f32", "bf16"}));
+}
+
+/// Adds `--dtype f32|bf16|f16` (default f32) to `cmd`: the element type of the safetensors written
+/// by init / convert.
+inline void add_checkpoint_dtype_option(CLI::App* cmd, DType& dtype) {
+  static const std::map<std::string, DType> names{
+      {"f32", DType::F32}, {"bf16", DType::BF16}, {"f16", DType::F16}};
+  cmd->add_option("--dtype", dtype, "Element type of the weights written: f32, bf16 or f16 "
+                  "(rounded to nearest even)")
+      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
 }
 
 /// Validator for a `--seed`: a decimal integer in [0, 2^64) (no sign), so "-1" is refused

@@ -46,6 +46,7 @@ int fail(const std::string& message) {
 void register_forward(CLI::App& app);
 void register_train(CLI::App& app);
 void register_init(CLI::App& app);
+void register_convert(CLI::App& app);
 void register_data(CLI::App& app);
 void register_kv(CLI::App& app);
 void register_params(CLI::App& app);
@@ -99,6 +100,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_forward(app);
   llm0::cli::register_train(app);
   llm0::cli::register_init(app);
+  llm0::cli::register_convert(app);
   llm0::cli::register_data(app);
   llm0::cli::register_kv(app);
   llm0::cli::register_params(app);

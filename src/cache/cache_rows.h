@@ -1,0 +1,83 @@
+// Storage of cached rows (K, V, MLA latents) in the cache's element type: float32, or bfloat16
+// rounded to nearest even when written and widened (exactly) when read — half the bytes per
+// cached number, which is what the KV ledger (`llm0 kv --dtype bf16`) counts.
+// Layout: [rows, width] row-major; `width` numbers per row (e.g. Hkv·D for K).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace llm0 {
+
+/// Element type of a cache (`--kv-dtype f32|bf16`).
+enum class CacheDtype { F32, BF16 };
+
+/// "f32" / "bf16".
+const char* cache_dtype_name(CacheDtype dtype);
+/// Bytes per cached number: 4 / 2.
+int cache_dtype_bytes(CacheDtype dtype);
+/// Parses "f32" (or "fp32") and "bf16". Throws llm0::Error naming the value otherwise.
+CacheDtype parse_cache_dtype(std::string_view name);
+
+/// How a layer cache stores its rows: the element type, and for BF16 the float32 scratch its
+/// rows are widened into before attention reads them — one per model cache (K and V apart),
+/// shared by the layers, which run one after the other (null: the cache owns its own).
+struct CacheStorage {
+  CacheDtype dtype = CacheDtype::F32;
+  std::shared_ptr<std::vector<float>> k_read, v_read;
+};
+
+/// rows × width numbers in `dtype`.
+class CacheRows {
+ public:
+  CacheRows() = default;
+  /// Allocates rows × width numbers (zero). Throws llm0::Error on negative sizes.
+  CacheRows(long rows, long width, CacheDtype dtype);
+  /// Rows [row, row + n) = src [n, width] (rounded to BF16 when the store is BF16).
+  void write(long row, long n, const float* src);
+  /// dst [n, width] = rows [row, row + n), as float32.
+  void read(long row, long n, float* dst) const;
+  /// The float32 storage, or null when BF16.
+  float* f32() { return f32_.data(); }
+  const float* f32() const { return f32_.data(); }
+  long width() const { return width_; }
+  CacheDtype dtype() const { return dtype_; }
+  /// Bytes of n rows.
+  size_t bytes(long n) const { return (size_t)n * (size_t)width_ * (size_t)cache_dtype_bytes(dtype_); }
+
+ private:
+  long width_ = 0;
+  CacheDtype dtype_ = CacheDtype::F32;
+  Tensor f32_;                 // [rows, width] when F32
+  std::vector<uint16_t> bf16_;  // [rows, width] when BF16
+};
+
+/// Position-ordered rows appended by a caller that writes float32 (KvCache, LatentCache): F32
+/// rows are written in place; BF16 rows go to a float32 staging area [n, width] and are rounded
+/// into the store at commit.
+class AppendRows {
+ public:
+  AppendRows() = default;
+  /// `read_buffer` (shared with other layers; may be null: then owned here) receives BF16 rows
+  /// widened for reading.
+  AppendRows(long capacity, long width, CacheDtype dtype, std::shared_ptr<std::vector<float>> read_buffer);
+  /// Where the caller writes rows [pos, pos + n) (valid until commit).
+  float* rows(long pos, long n);
+  /// Stores the rows written at rows(pos, n).
+  void commit(long pos, long n);
+  /// Rows [0, n) as float32: the store itself (F32) or widened into the read buffer (BF16).
+  const float* all(long n) const;
+  size_t bytes(long n) const { return store_.bytes(n); }
+  CacheDtype dtype() const { return store_.dtype(); }
+
+ private:
+  CacheRows store_;
+  std::vector<float> staging_;                       // [n, width] BF16 only
+  std::shared_ptr<std::vector<float>> read_buffer_;  // [n, width] BF16 only
+};
+
+}  // namespace llm0

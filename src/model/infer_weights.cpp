@@ -1,0 +1,76 @@
+// BF16 weights for inference (Model::use_bf16_weights, see model.h): the matrices of the linear
+// layers and lm_head rounded to BF16 into one buffer, the layers' Weight views rebound to it, and
+// the float32 copies released, so a decode step reads 2 bytes per weight instead of 4.
+#include <malloc.h>
+#include <sys/mman.h>
+
+#include <cstring>
+#include <map>
+#include <vector>
+
+#include "model/model.h"
+#include "ops/bf16_kernels.h"
+
+namespace llm0 {
+
+namespace {
+// Gives the whole pages inside [p, p + bytes) back to the OS (they read as zeros afterwards).
+void release_pages(void* p, size_t bytes) {
+  const uintptr_t page = 4096, b = (uintptr_t)p, e = b + bytes;
+  const uintptr_t first = (b + page - 1) / page * page, last = e / page * page;
+  if (last > first) madvise((void*)first, last - first, MADV_DONTNEED);  // a hint: may fail
+}
+
+// n zeroed BF16 numbers in a fresh mapping aligned to 2 MiB and offered as transparent huge pages
+// before the first touch. (aligned_alloc may hand back memory the checkpoint reader just freed,
+// already faulted in 4 KiB pages: decode then streamed the matrices ~1.5x slower.)
+std::shared_ptr<uint16_t> huge_page_store(size_t n) {
+  constexpr size_t kHuge = (size_t)2 << 20;
+  const size_t bytes = (n * sizeof(uint16_t) + kHuge - 1) / kHuge * kHuge, mapped = bytes + kHuge;
+  void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  LLM0_CHECK(base != MAP_FAILED, "out of memory allocating {} bytes for the BF16 weights", mapped);
+  auto* p = reinterpret_cast<uint16_t*>(((uintptr_t)base + kHuge - 1) / kHuge * kHuge);
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure is harmless
+#endif
+  return std::shared_ptr<uint16_t>(p, [base, mapped](uint16_t*) { munmap(base, mapped); });
+}
+}  // namespace
+
+void Model::use_bf16_weights() {
+  if (bf16_weights()) return;
+  // Every matrix view, once per distinct float32 matrix (attention and MLA share q_proj/o_proj).
+  std::vector<Weight*> views;
+  for (Block& b : blocks_)
+    for (Weight* w : {&b.attn.w.q_w, &b.attn.w.k_w, &b.attn.w.v_w, &b.attn.w.o_w, &b.mla.w.q_w,
+                      &b.mla.w.q_a_w, &b.mla.w.q_b_w, &b.mla.w.kv_a_w, &b.mla.w.o_w,
+                      &b.mlp.w.gate_w, &b.mlp.w.up_w, &b.mlp.w.down_w})
+      if (w->f32) views.push_back(w);
+  views.push_back(&head_w_);
+  std::map<size_t, size_t> numel_at;  // parameter offset -> numel
+  for (const ParamInfo& p : params_.params()) numel_at[p.offset] = p.numel;
+  std::map<const float*, size_t> at;  // matrix -> offset in the BF16 store (numbers)
+  size_t total = 0;
+  for (Weight* w : views)
+    if (!at.count(w->f32)) {
+      at[w->f32] = total;
+      total += (numel_at.at((size_t)(w->f32 - params_.data())) + 31) / 32 * 32;  // 64-byte rows
+    }
+  bf16_store_ = huge_page_store(total);
+  uint16_t* store = bf16_store_.get();
+  for (const auto& [f32, off] : at)
+    bf16_round(store + off, f32, (long)numel_at.at((size_t)(f32 - params_.data())));
+  for (Weight* w : views) *w = Weight::from_bf16(store + at.at(w->f32));
+  bf16_numel_ = 0;
+  for (const auto& [f32, off] : at) {
+    const size_t n = numel_at.at((size_t)(f32 - params_.data()));
+    bf16_numel_ += n;
+    if (f32 != embed_w_) release_pages(const_cast<float*>(f32), n * sizeof(float));
+  }
+  release_pages(params_.grad(), params_.size() * sizeof(float));  // inference keeps no gradients
+#ifdef __GLIBC__
+  malloc_trim(0);  // the checkpoint reader's freed buffers back to the OS as well
+#endif
+}
+
+}  // namespace llm0

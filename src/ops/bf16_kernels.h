@@ -1,0 +1,65 @@
+// BF16 weight kernels: dot products of a bfloat16 weight row with a float32 vector, accumulated
+// in float32, and the widening of bf16 rows to float32 (the panels a prefill product multiplies).
+// One kernel set per instruction set, chosen at run time from the CPU's features (never from the
+// build's -march): AVX-512 BF16 (vdpbf16ps), AVX-512F and AVX2 (widen 16 / 8 weights per step,
+// then FMA), and the portable scalar reference. LLM0_BF16_KERNEL=scalar|avx2|avx512|avx512bf16
+// forces one (tests run every path the CPU can).
+// Accuracy (tests/test_ops_bf16_kernels.cpp checks it against a double-precision sum):
+//   widening paths (scalar, avx2, avx512): every product w_i·x_i is exact in float32, so the only
+//   error is float32 accumulation: |y - Σ w_i x_i| <= I · 2^-24 · Σ |w_i x_i|.
+//   avx512bf16: vdpbf16ps multiplies two bf16 operands, so x is split into x = hi + lo with
+//   hi = bf16(x), lo = bf16(x - hi) (|x - hi - lo| <= 2^-16 |x|) and both halves are dotted:
+//   |y - Σ w_i x_i| <= (2^-16 + I · 2^-24) · Σ |w_i x_i| (the split as in llamafile's
+//   tinyBLAS would keep only hi: 2^-8, too coarse for the 1e-4 logit test).
+// Layout: a weight row is I consecutive bf16 bit patterns (PyTorch [out_features, in_features]).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace llm0 {
+
+/// The kernel sets.
+enum class Bf16Kernel { Scalar, Avx2, Avx512, Avx512Bf16 };
+
+/// "scalar", "avx2", "avx512", "avx512bf16" (the LLM0_BF16_KERNEL values).
+const char* bf16_kernel_name(Bf16Kernel k);
+/// Whether this CPU can run `k` (scalar: always).
+bool bf16_kernel_supported(Bf16Kernel k);
+/// The kernel in use: LLM0_BF16_KERNEL if set (read once), else the first supported of avx512,
+/// avx512bf16, avx2, scalar (the measured order: bf16_kernels.cpp).
+/// Throws llm0::Error if LLM0_BF16_KERNEL names an unknown kernel or one this CPU lacks.
+Bf16Kernel bf16_kernel();
+/// Forces `k` for the rest of the process (tests). Throws llm0::Error if unsupported.
+void set_bf16_kernel(Bf16Kernel k);
+
+/// The vector x [I] in the form the chosen kernel reads: float32 as given, plus the hi/lo bf16
+/// split for avx512bf16. Prepare once per product, then dot it with every row.
+struct Bf16Operand {
+  const float* x = nullptr;    // [I]
+  std::vector<uint16_t> hi, lo;  // [I] each (avx512bf16 only)
+  int I = 0;
+  Bf16Kernel kernel = Bf16Kernel::Scalar;
+  /// Captures x (not copied: must outlive the operand) for kernel k.
+  void prepare(const float* x_in, int n, Bf16Kernel k);
+};
+
+/// Σ_i bf16(w[i]) · x[i] over the operand's I entries, with the operand's kernel.
+float bf16_dot(const uint16_t* w, const Bf16Operand& x);
+
+/// dst[n] = float32 of the bf16 bits src[n] (exact), with kernel k's instructions.
+void bf16_widen(float* dst, const uint16_t* src, long n, Bf16Kernel k);
+
+/// dst[n] = bf16 of src[n], round to nearest even (as float_to_bf16).
+void bf16_round(uint16_t* dst, const float* src, long n);
+
+namespace bf16_detail {
+// Per-ISA entry points (bf16_kernels_x86.cpp); callers check bf16_kernel_supported first.
+float dot_avx2(const uint16_t* w, const float* x, int I);
+float dot_avx512(const uint16_t* w, const float* x, int I);
+float dot_avx512bf16(const uint16_t* w, const uint16_t* hi, const uint16_t* lo, int I);
+void widen_avx2(float* dst, const uint16_t* src, long n);
+void widen_avx512(float* dst, const uint16_t* src, long n);
+bool cpu_has(Bf16Kernel k);
+}  // namespace bf16_detail
+
+}  // namespace llm0

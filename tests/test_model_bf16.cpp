@@ -1,0 +1,148 @@
+// BF16 inference (Model::use_bf16_weights, --kv-dtype bf16) on every cache kind (full KV, sliding
+// ring, MLA latent; MHA/GQA/MQA; GPT-2 with a tied head):
+//  - BF16 weights vs float32 weights holding the same rounded values: logits within 1e-4 of the
+//    logit scale, with every BF16 kernel this CPU runs (the kernels differ only in accumulation);
+//  - a BF16 cache vs a float32 cache: the difference is bounded and printed;
+//  - with BF16 weights, the chunked cached path (prefill, chunks, single tokens) matches one
+//    prefill, with a float32 and with a BF16 cache — `llm0 forward --chunks`;
+//  - the BF16 store holds the matrices only, and training refuses BF16 weights by name.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/half.h"
+#include "infer/chunked_forward.h"
+#include "model_fixtures.h"
+#include "ops/bf16_kernels.h"
+
+using namespace llm0;
+using namespace llm0::testing_fixtures;
+
+namespace {
+
+struct Case {
+  const char* name;
+  ModelConfig cfg;
+};
+
+std::vector<Case> cases() {
+  return {{"mha", tiny_config(Heads::MHA, PositionKind::Rope, 1.0, false)},
+          {"gqa_partial_qknorm", tiny_config(Heads::GQA, PositionKind::Rope, 0.5, true)},
+          {"mqa", tiny_config(Heads::MQA, PositionKind::Rope, 1.0, false)},
+          {"gpt2_tied", gpt2_config()},
+          {"sliding", sliding_config(5, {1, 0, 1}, true)},
+          {"mla", mla_model_config(0)},
+          {"mla_q_lora", mla_model_config(9)}};
+}
+
+// Random weights whose matrices are already BF16 values, so float32 and BF16 weights hold the
+// same numbers and only the kernels differ.
+void rounded_random_weights(Model& m, unsigned seed) {
+  random_weights(m, seed);
+  for (const ParamInfo& p : m.params().params())
+    if (p.shape.rank() == 2) {
+      float* w = m.params().data() + p.offset;
+      for (size_t i = 0; i < p.numel; ++i) w[i] = bf16_to_float(float_to_bf16(w[i]));
+    }
+}
+
+std::vector<float> logits_of(const ModelConfig& c, bool bf16_weights, CacheDtype kv,
+                             const std::vector<int>& tokens, const std::vector<int>& chunks) {
+  Model m(c);
+  rounded_random_weights(m, 5);
+  if (bf16_weights) m.use_bf16_weights();
+  m.set_kv_dtype(kv);
+  return chunked_forward(m, tokens, chunks);
+}
+
+double max_abs(const std::vector<float>& v) {
+  double s = 0;
+  for (float x : v) s = std::max(s, (double)std::fabs(x));
+  return s;
+}
+
+double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, (double)std::fabs(a[i] - b[i]));
+  return d;
+}
+
+const std::vector<int> kChunks{6, 4};  // T = 17: prefill 6, chunk 4, then 7 single tokens
+
+TEST(ModelBf16, WeightsMatchFloat32OfTheSameRoundedValuesWithEveryKernel) {
+  const Bf16Kernel saved = bf16_kernel();
+  for (Bf16Kernel k : {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel::Avx512, Bf16Kernel::Avx512Bf16}) {
+    if (!bf16_kernel_supported(k)) continue;
+    set_bf16_kernel(k);
+    for (const Case& c : cases()) {
+      SCOPED_TRACE(std::string(c.name) + " kernel=" + bf16_kernel_name(k));
+      const auto tokens = random_tokens(17, c.cfg.vocab_size, 3);
+      const auto f32 = logits_of(c.cfg, false, CacheDtype::F32, tokens, kChunks);
+      const auto bf16 = logits_of(c.cfg, true, CacheDtype::F32, tokens, kChunks);
+      const double scale = max_abs(f32), diff = max_diff(f32, bf16);
+      EXPECT_GT(scale, 1.0);  // logits far from uniform: the bound means something
+      EXPECT_LT(diff, 1e-4 * scale) << "max |Δlogit| " << diff << " scale " << scale;
+    }
+  }
+  set_bf16_kernel(saved);
+}
+
+TEST(ModelBf16, Bf16CacheDiffersFromFloat32CacheByABoundedAmount) {
+  for (const Case& c : cases()) {
+    const auto tokens = random_tokens(17, c.cfg.vocab_size, 4);
+    const auto f32 = logits_of(c.cfg, true, CacheDtype::F32, tokens, kChunks);
+    const auto bf16 = logits_of(c.cfg, true, CacheDtype::BF16, tokens, kChunks);
+    const double scale = max_abs(f32), diff = max_diff(f32, bf16);
+    std::printf("%-20s BF16 KV vs F32 KV: max |dlogit| %.3g (%.3g of the logit scale %.3g)\n",
+                c.name, diff, diff / scale, scale);
+    EXPECT_GT(diff, 0.0) << c.name << ": the BF16 cache rounded nothing";
+    EXPECT_LT(diff, 2e-2 * scale) << c.name;  // K/V relative rounding 2^-9, through 2 layers
+  }
+}
+
+// Chunked cached path (`llm0 forward --chunks`) against one prefill of the whole sequence. With a
+// float32 cache only the kernels differ (matvec for single tokens, panels + sgemm for chunks):
+// 1e-4 of the logit scale (DESIGN.md's cached = full bound; measured up to 4e-5). With a BF16 cache the chunked and the one-prefill runs compute K/V that
+// differ by float32 noise, and an element near a BF16 rounding boundary may then round the other
+// way (a 2^-8 relative step): measured up to 7e-4 of the scale, bound 2e-3.
+TEST(ModelBf16, ChunkedCachedPathMatchesOnePrefillWithBf16Weights) {
+  for (const Case& c : cases())
+    for (auto [kv, tol] : {std::pair{CacheDtype::F32, 1e-4}, std::pair{CacheDtype::BF16, 2e-3}}) {
+      SCOPED_TRACE(std::string(c.name) + " kv=" + cache_dtype_name(kv));
+      const auto tokens = random_tokens(17, c.cfg.vocab_size, 6);
+      const auto one = logits_of(c.cfg, true, kv, tokens, {17});
+      for (const std::vector<int>& chunks : {std::vector<int>{1}, std::vector<int>{3}, kChunks,
+                                             std::vector<int>{5, 2, 9}}) {
+        const auto chunked = logits_of(c.cfg, true, kv, tokens, chunks);
+        EXPECT_LT(max_diff(one, chunked), tol * max_abs(one)) << "chunks[0]=" << chunks[0];
+      }
+    }
+}
+
+TEST(ModelBf16, StoreHoldsTheMatricesAndTrainingIsRefused) {
+  const ModelConfig c = gpt2_config();  // tied: the head is a BF16 copy of the embedding
+  Model m(c);
+  rounded_random_weights(m, 1);
+  size_t matrices = 0;
+  for (const ParamInfo& p : m.params().params())
+    if (p.shape.rank() == 2 && p.name.find("embed_positions") == std::string::npos) matrices += p.numel;
+  m.use_bf16_weights();
+  EXPECT_TRUE(m.bf16_weights());
+  EXPECT_EQ(m.bf16_numel(), matrices);  // q/k/v/o, up/down per layer + the tied head; no wpe
+  const auto tokens = random_tokens(9, c.vocab_size, 2);
+  std::vector<int> targets(tokens.begin() + 1, tokens.end());
+  targets.push_back(-1);
+  m.forward(tokens.data(), targets.data(), 1, 9);  // the forward reads BF16 fine
+  try {
+    m.backward(1.0f);
+    ADD_FAILURE() << "backward ran on BF16 weights";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("BF16"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
