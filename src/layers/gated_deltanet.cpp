@@ -232,15 +232,16 @@ void GatedDeltaNetLayer::forward_cached(const float* x, int Tn, int pos, LayerCa
   LLM0_CHECK(rs != nullptr, "a linear_attention layer needs a recurrent-state cache");
   rs->check_append(pos, Tn);
   const int Cc = cfg.conv_channels(), K1 = cfg.linear_conv_kernel_dim - 1;
-  project(x, 1, Tn, rs->window(), s);
+  float* win = rs->window();  // float32 (widened from bf16 when the cache is bf16)
+  project(x, 1, Tn, win, s);
   // The window keeps the last K−1 raw conv inputs: [old window | new rows], its last K−1 rows.
-  float* win = rs->window();
   if (K1 > 0 && Tn >= K1) {
     std::memcpy(win, s.mixed + (size_t)(Tn - K1) * Cc, (size_t)K1 * Cc * sizeof(float));
   } else if (K1 > 0) {
     std::memmove(win, win + (size_t)Tn * Cc, (size_t)(K1 - Tn) * Cc * sizeof(float));
     std::memcpy(win + (size_t)(K1 - Tn) * Cc, s.mixed, (size_t)Tn * Cc * sizeof(float));
   }
+  rs->store_window();
   prepare_inputs(Tn, s);
   const GatedDeltaDims d = op_dims(cfg, 1, Tn);
   if (Tn == 1)

@@ -146,7 +146,7 @@ ModelCache Model::new_cache(int max_context) const {
     if (l.kind == LayerKind::LatentAttention)
       cache.add(std::make_unique<LatentCache>(cap, cfg_.mla.kv_lora_rank, cfg_.mla.qk_rope_head_dim, st));
     else if (l.kind == LayerKind::LinearAttention)
-      cache.add(std::make_unique<RecurrentState>(cap, cfg_.linear));
+      cache.add(std::make_unique<RecurrentState>(cap, cfg_.linear, kv_dtype_));
     else if (l.kind == LayerKind::SlidingAttention)
       cache.add(std::make_unique<RingKvCache>(l.sliding_window, cap, Hkv, D, D, st));
     else
