@@ -183,7 +183,7 @@ TEST(Config, EveryReferenceConfigIsRunOrRefusedByName) {
       {"mistral-7b-v0.1.json", ""},
       {"qwen3-30b-a3b.json", ""},
       {"qwen3-8b.json", ""},
-      {"qwen3-next-80b-a3b.json", "num_experts"},
+      {"qwen3-next-80b-a3b.json", ""},
   };
   size_t seen = 0;
   for (const auto& entry :
@@ -203,6 +203,13 @@ TEST(Config, EveryReferenceConfigIsRunOrRefusedByName) {
         EXPECT_EQ(c.layer(47).ffn, FfnKind::Moe);
         EXPECT_EQ(c.moe.num_experts, 128);
         EXPECT_TRUE(c.moe.norm_topk_prob);
+      }
+      if (name == "qwen3-next-80b-a3b.json") {  // 3 Gated DeltaNet : 1 gated attention, all MoE
+        EXPECT_EQ(c.layer(0).kind, LayerKind::LinearAttention);
+        EXPECT_EQ(c.layer(3).kind, LayerKind::FullAttention);
+        EXPECT_EQ(c.layer(0).ffn, FfnKind::Moe);
+        EXPECT_EQ(c.moe.num_experts, 512);
+        EXPECT_TRUE(c.moe.shared_expert_gate && c.attn_output_gate && c.unit_offset_norms());
       }
     } catch (const Error& e) {
       EXPECT_NE(refusal, "") << "refused: " << e.what();

@@ -1,7 +1,8 @@
 // Layer kinds of Gated DeltaNet hybrids (HF Qwen3NextConfig): full_attention_interval and
 // layer_types resolve to the same per-layer kinds as the KV ledger; qwen3_next turns on gated
 // attention, QK-norm and (1 + w) norms; attn_output_gate is the llm0 extension key elsewhere;
-// experts on any layer and missing linear_* sizes are refused by name; to_json round-trips.
+// MoE layers follow Qwen3NextSparseMoeBlock (gated shared expert, norm_topk_prob default true);
+// a missing num_experts and missing linear_* sizes are refused by name; to_json round-trips.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -65,12 +66,28 @@ TEST(ConfigQwen3Next, LayerTypesAndTheExtensionKeyOnOtherModels) {
   EXPECT_TRUE(ModelConfig::from_json(c.to_json()).attn_output_gate);
 }
 
-TEST(ConfigQwen3Next, ExpertsAndMissingSizesAreRefusedByName) {
+// HF Qwen3NextDecoderLayer: layer i has experts iff num_experts > 0, i not in mlp_only_layers and
+// (i + 1) % decoder_sparse_step == 0; the shared expert is gated (as qwen2_moe).
+TEST(ConfigQwen3Next, ExpertLayersFollowHuggingFaceRules) {
   nlohmann::json j = qwen3_next_dense();
-  j["num_experts"] = 4;
-  test::expect_config_error(j, "num_experts");
-  j["mlp_only_layers"] = {0, 1, 2, 3, 4, 5, 6, 7};  // every layer dense: runs
-  EXPECT_NO_THROW(ModelConfig::from_json(j));
+  j["num_experts"] = 6, j["num_experts_per_tok"] = 2, j["moe_intermediate_size"] = 12;
+  j["shared_expert_intermediate_size"] = 20, j["decoder_sparse_step"] = 2;
+  j["mlp_only_layers"] = {3};
+  const ModelConfig c = ModelConfig::from_json(j);
+  std::string ffn;
+  for (int il = 0; il < c.num_hidden_layers; ++il) ffn += c.layer(il).ffn == FfnKind::Moe ? 'E' : 'D';
+  EXPECT_EQ(ffn, "DEDDDEDE");
+  EXPECT_TRUE(c.moe.norm_topk_prob);  // Qwen3NextConfig's default
+  EXPECT_TRUE(c.moe.shared_expert_gate);
+  EXPECT_EQ(c.moe.shared_expert_intermediate_size, 20);
+  const ModelConfig back = ModelConfig::from_json(c.to_json());
+  for (int il = 0; il < c.num_hidden_layers; ++il) EXPECT_EQ(back.layer(il).ffn, c.layer(il).ffn);
+  j["mlp_only_layers"] = {0, 1, 2, 3, 4, 5, 6, 7};  // every layer dense
+  for (int il = 0; il < 8; ++il) EXPECT_EQ(ModelConfig::from_json(j).layer(il).ffn, FfnKind::Mlp);
+}
+
+TEST(ConfigQwen3Next, MissingExpertCountAndSizesAreRefusedByName) {
+  nlohmann::json j;
   j = qwen3_next_dense(), j.erase("num_experts");  // HF's default is 512 experts
   test::expect_config_error(j, "num_experts");
   for (const char* key : {"linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",

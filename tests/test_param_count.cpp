@@ -36,7 +36,9 @@ TEST(ParamCount, EqualsTheModelsParametersForEveryKind) {
       {"qwen3_moe", moe_model_config("qwen3_moe")},
       {"qwen2_moe", moe_model_config("qwen2_moe")},
       {"deepseek_v2", moe_model_config("deepseek_v2")},
-      {"deepseek_v3", moe_model_config("deepseek_v3")}};
+      {"deepseek_v3", moe_model_config("deepseek_v3")},
+      {"qwen3_next hybrid", hybrid_config({1, 0}, /*qwen3_next=*/true)},
+      {"llama linear + gated attention", hybrid_config({0, 1}, /*qwen3_next=*/false, 4, /*gate=*/true)}};
   for (const auto& [name, c] : kinds) {
     Model m(c);
     const ParamCount n = count_parameters(c);
@@ -57,13 +59,18 @@ TEST(ParamCount, EqualsTheModelsParametersForEveryKind) {
 // Published: Qwen3-30B-A3B "30.5B total, 3.3B activated"; DeepSeek-V3 "671B total, 37B
 // activated" (its MTP module of num_nextn_predict_layers is not counted). The published figures
 // are truncated, not rounded: 3.353B is "3.3B", 37.55B is "37B".
-TEST(ParamCount, PublishedTotalsOfQwen3MoeAndDeepSeekV3) {
+TEST(ParamCount, PublishedTotalsOfQwen3MoeDeepSeekV3AndQwen3Next) {
   const ParamCount q = count_parameters(read_config_for_count(ref_config("reference/qwen3-30b-a3b.json")));
   EXPECT_EQ(std::floor(q.total / 1e8), 305) << q.total;
   EXPECT_EQ(std::floor(q.active / 1e8), 33) << q.active;
   const ParamCount d = count_parameters(read_config_for_count(ref_config("reference/deepseek-v3.json")));
   EXPECT_EQ(std::floor(d.total / 1e9), 671) << d.total;
   EXPECT_EQ(std::floor(d.active / 1e9), 37) << d.active;
+  // Qwen3-Next-80B-A3B's model card: "80B in total", "(Non-Embedding): 79B" (embed_tokens and
+  // the untied lm_head, 151,936 × 2,048 each, left out).
+  const ParamCount n = count_parameters(read_config_for_count(ref_config("reference/qwen3-next-80b-a3b.json")));
+  EXPECT_EQ(std::round(n.total / 1e9), 80) << n.total;
+  EXPECT_EQ(std::floor((n.total - 2 * n.embedding) / 1e9), 79) << n.total;
 }
 
 // The MoE preset uses about llm0-small's parameters per token (within 5%), with more in total.

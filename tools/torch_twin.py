@@ -138,14 +138,14 @@ def moe_config(c):
              "norm": c.get("norm_topk_prob", v3), "scale": c.get("routed_scaling_factor") or 1.0,
              "Fs": (c.get("n_shared_experts") or 0) * (c.get("moe_intermediate_size") or 0),
              "shared": "shared_experts", "gated": False, "coef": c.get("aux_loss_alpha") or 0.0}
-    elif t in ("qwen2_moe", "qwen3_moe"):
+    elif t in ("qwen2_moe", "qwen3_moe", "qwen3_next"):  # Qwen3NextSparseMoeBlock = Qwen2Moe's
         E = c.get("num_experts") or 0
         step, only = c.get("decoder_sparse_step") or 1, c.get("mlp_only_layers") or []
         m = {"E": E, "layers": [E > 0 and i not in only and (i + 1) % step == 0 for i in range(L)],
              "scoring": "softmax", "topk_method": "greedy", "n_group": 1, "topk_group": 1,
-             "norm": c.get("norm_topk_prob", False), "scale": 1.0,
-             "Fs": (c.get("shared_expert_intermediate_size") or 0) if t == "qwen2_moe" else 0,
-             "shared": "shared_expert", "gated": t == "qwen2_moe",
+             "norm": c.get("norm_topk_prob", t == "qwen3_next"), "scale": 1.0,
+             "Fs": (c.get("shared_expert_intermediate_size") or 0) if t != "qwen3_moe" else 0,
+             "shared": "shared_expert", "gated": t != "qwen3_moe",
              "coef": c.get("router_aux_loss_coef") or 0.0}
     m["K"], m["Fe"] = c.get("num_experts_per_tok"), c.get("moe_intermediate_size")
     balance = c.get("moe_balance") or ("aux_loss" if m.get("coef", 0) > 0 else "none")

@@ -15,7 +15,20 @@ struct Part {
 
 double swiglu(double C, double F) { return 3.0 * C * F; }
 
-Part attention(const ModelConfig& c) {
+// A Gated DeltaNet layer (layers/gated_deltanet.h): in_proj_qkvz, in_proj_ba and out_proj are
+// products; the depthwise conv, dt_bias, A_log and the gated norm are counted in the total only.
+Part linear_attention(const ModelConfig& c) {
+  const GatedDeltaNetConfig& g = c.linear;
+  const double C = c.hidden_size, nv = g.linear_num_value_heads;
+  Part p;
+  p.matmul_active = (double)g.qkvz_rows() * C + 2 * nv * C + C * (double)g.value_dim();
+  p.total = p.active = p.matmul_active + (double)g.conv_channels() * g.linear_conv_kernel_dim +
+                       2 * nv + g.linear_value_head_dim;
+  return p;
+}
+
+Part attention(const ModelConfig& c, LayerKind kind) {
+  if (kind == LayerKind::LinearAttention) return linear_attention(c);
   const double C = c.hidden_size, H = c.num_attention_heads;
   Part p;
   if (c.mla.enabled()) {
@@ -30,8 +43,9 @@ Part attention(const ModelConfig& c) {
               C * H * m.v_head_dim + bias;
   } else {
     const double D = c.head_dim, Hkv = c.num_key_value_heads;
-    p.matmul_active = 2 * C * H * D + 2 * C * Hkv * D;
-    p.total = p.matmul_active + (c.qkv_bias() ? H * D + 2 * Hkv * D : 0) + (c.o_bias() ? C : 0) +
+    const double gate = c.attn_output_gate ? 2 : 1;  // q_proj [H·2·D, C]: query and gate rows
+    p.matmul_active = (gate + 1) * C * H * D + 2 * C * Hkv * D;
+    p.total = p.matmul_active + (c.qkv_bias() ? gate * H * D + 2 * Hkv * D : 0) + (c.o_bias() ? C : 0) +
               (c.attention_sinks ? H : 0) + (c.use_qk_norm ? 2 * D : 0);
   }
   p.active = p.total;
@@ -70,7 +84,7 @@ ParamCount count_parameters(const ModelConfig& c) {
   n.total = n.active = n.embedding + head + norm;  // + final norm
   n.matmul_active = V * C;                         // lm_head (the embedding when tied)
   for (int il = 0; il < c.num_hidden_layers; ++il) {
-    const Part a = attention(c), f = ffn(c, c.layer(il).ffn);
+    const Part a = attention(c, c.layer(il).kind), f = ffn(c, c.layer(il).ffn);
     n.total += 2 * norm + a.total + f.total;
     n.active += 2 * norm + a.active + f.active;
     n.matmul_active += a.matmul_active + f.matmul_active;

@@ -182,7 +182,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
     }
   }
   if (c.has_linear_layers()) c.linear = read_gated_deltanet(j, src);
-  if (c.model_type == "qwen3_next") check_qwen3_next_dense(j, c.num_hidden_layers, src);
+  if (c.model_type == "qwen3_next") check_qwen3_next_experts_stated(j, src);
   c.attn_output_gate = get_or<bool>(j, "attn_output_gate", c.model_type == "qwen3_next", src);
   c.attention_sinks = get_or<bool>(j, "attention_sinks", false, src);
   c.tie_word_embeddings = get_or<bool>(j, "tie_word_embeddings", false, src);

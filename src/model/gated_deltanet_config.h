@@ -32,10 +32,9 @@ GatedDeltaNetConfig read_gated_deltanet(const nlohmann::json& j, const std::stri
 void validate_gated_deltanet(const GatedDeltaNetConfig& c, const std::string& source);
 /// Writes the linear_* fields into a config object.
 void write_gated_deltanet(nlohmann::json& j, const GatedDeltaNetConfig& c);
-/// qwen3_next: refuses a config where some layer has experts (HF Qwen3NextDecoderLayer: layer i
-/// is MoE iff num_experts > 0, i not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0;
-/// num_experts defaults to 512 in HF, so it must be given). Throws llm0::Error naming num_experts.
-void check_qwen3_next_dense(const nlohmann::json& j, int num_hidden_layers,
-                            const std::string& source);
+/// qwen3_next: `num_experts` must be given (HF Qwen3NextConfig defaults it to 512, so a config
+/// without it would silently change meaning; 0 = dense MLP layers, else the MoE layers of
+/// model/moe_config.h with a gated shared expert). Throws llm0::Error naming num_experts.
+void check_qwen3_next_experts_stated(const nlohmann::json& j, const std::string& source);
 
 }  // namespace llm0

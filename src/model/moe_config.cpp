@@ -59,7 +59,8 @@ void read_deepseek(const ConfigFields& f, const std::string& t, MoeConfig& m) {
 
 void read_qwen(const ConfigFields& f, const std::string& t, MoeConfig& m) {
   m.num_experts = int_or(f, "num_experts", 0);
-  m.norm_topk_prob = f.flag_or("norm_topk_prob", false);
+  // HF defaults: Qwen2MoeConfig / Qwen3MoeConfig False, Qwen3NextConfig True.
+  m.norm_topk_prob = f.flag_or("norm_topk_prob", t == "qwen3_next");
   m.decoder_sparse_step = (int)f.positive_or("decoder_sparse_step", 1);
   m.router_aux_loss_coef = number_or(f.config, "router_aux_loss_coef", 0.0, std::string(f.source));
   if (t != "qwen3_moe") {  // qwen2_moe, qwen3_next: a gated shared expert
