@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/check.h"
+#include "lesson/lesson_printf.h"
 #include "ledger/kv_format.h"
 #include "ledger/kv_ledger.h"
 #include "lesson/lesson_decode.h"
@@ -44,13 +45,6 @@ CacheKindRow measure(Model& m, const std::string& kind, int n, int G) {
 }
 
 // printf-style line (the project's format() knows only "{}").
-template <class... A>
-std::string line(const char* fmt, A... a) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, a...);
-  return buf;
-}
-
 std::string n_text(double v) { return format_thousands((uint64_t)(v + 0.5)); }
 
 }  // namespace

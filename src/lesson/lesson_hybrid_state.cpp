@@ -6,6 +6,7 @@
 
 #include "cache/recurrent_state.h"
 #include "core/check.h"
+#include "lesson/lesson_printf.h"
 #include "core/json_file.h"
 #include "ledger/kv_format.h"
 #include "ledger/kv_ledger.h"
@@ -28,13 +29,6 @@ HybridStateRow measure(Model& m, int n, int G) {
   }
   row.decode_ms_per_token = decode_ms_per_token(m, cache, G);
   return row;
-}
-
-template <class... A>
-std::string line(const char* fmt, A... a) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, a...);
-  return buf;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// `llm0 lesson attention|kv-cache|shapes|cache-kinds|hybrid-state`: the attention chapter's
+// `llm0 lesson attention|kv-cache|shapes|cache-kinds|hybrid-state|experts`: the attention chapter's
 // figures computed by the
 // engine (src/lesson/lesson_*.h): attention weights and the K/V swap test on the teaching world,
 // the work a KV cache saves in real generation, and the shapes of one attention head.
@@ -17,6 +17,7 @@
 #include "lesson/lesson_svg.h"
 #include "lesson/lesson_text.h"
 #include "lesson/lesson_cache_kinds.h"
+#include "lesson/lesson_experts.h"
 #include "lesson/lesson_hybrid_state.h"
 
 namespace llm0::cli {
@@ -204,8 +205,8 @@ void add_hybrid_state(CLI::App* lesson) {
   sub->add_option("--anchor", args->anchor,
                   "Config for the ledger column (default: configs/reference/"
                   "course-anchor-hybrid.json)");
-  sub->add_option("--contexts", args->contexts, "Prefill lengths, e.g. 256,4096,16384")
-      ->delimiter(',');
+  add_positive_list_option(sub, "--contexts", args->contexts,
+                           "Prefill lengths, e.g. 256,4096,16384");
   sub->add_option("--decode-tokens", args->decode_tokens, "Decoded tokens per context")
       ->capture_default_str();
   sub->add_option("--seed", args->seed, "Seed of the random weights")->check(seed_check());
@@ -221,6 +222,26 @@ void add_hybrid_state(CLI::App* lesson) {
   });
 }
 
+void add_experts(CLI::App* lesson) {
+  auto args = std::make_shared<lesson::ExpertsOptions>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sub = lesson->add_subcommand(
+      "experts", "A mixture-of-experts model run by the engine: total vs active parameters, "
+      "where a batch's tokens go, and the router's zero gradient under top-1 renormalised routing");
+  sub->add_option("--config", args->config, "Model config with MoE layers (default: "
+                  "configs/llm0-small-moe.json)");
+  sub->add_option("--tokens", args->tokens, "Tokens of the routed batch")->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seed of the random weights and tokens")->check(seed_check());
+  sub->add_flag("--json", *json, "Print JSON");
+  add_threads_option(sub);
+  sub->callback([args, json] {
+    if (args->config.empty()) args->config = shipped_file("configs/llm0-small-moe.json");
+    const lesson::ExpertsLesson l = lesson::run_experts_lesson(*args);
+    if (*json) return print_json(lesson::to_json(l));
+    std::fputs(lesson::experts_text(l).c_str(), stdout);
+  });
+}
+
 }  // namespace
 
 void register_lesson(CLI::App& app) {
@@ -232,6 +253,7 @@ void register_lesson(CLI::App& app) {
   add_shapes(lesson);
   add_cache_kinds(lesson);
   add_hybrid_state(lesson);
+  add_experts(lesson);
 }
 
 }  // namespace llm0::cli
