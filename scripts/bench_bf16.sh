@@ -40,9 +40,9 @@ if [ -z "${TOKENIZER:-}" ]; then
     --output "$WORK/tokenizer.json" >/dev/null
   TOKENIZER=$WORK/tokenizer.json
 fi
-"$LLM0" init --config "$CONFIG" --seed 1 --output "$WORK/f32" >/dev/null
+"$LLM0" init --config "$CONFIG" --seed 1 --output "$WORK/f32" --overwrite >/dev/null
 cp "$TOKENIZER" "$WORK/f32/tokenizer.json"
-"$LLM0" convert --model "$WORK/f32" --output "$WORK/bf16" --dtype bf16 >/dev/null
+"$LLM0" convert --model "$WORK/f32" --output "$WORK/bf16" --dtype bf16 --overwrite >/dev/null
 "$LLM0" export gguf --model "$WORK/bf16" --output "$WORK/bf16.gguf" --dtype bf16 >/dev/null
 
 record() { "$PY" -c 'import json,sys; d=json.loads(sys.argv[2]); d["tag"]=sys.argv[1]; print(json.dumps(d))' "$1" "$2" >>"$RESULTS"; }

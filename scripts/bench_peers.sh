@@ -72,7 +72,7 @@ if $any_infer && [ -z "${TOKENIZER:-}" ]; then
 fi
 for m in $MODELS; do
   has_infer "$m" || continue
-  "$LLM0" init --config "${CONFIG[$m]}" --seed 1 --output "$WORK/$m" >/dev/null
+  "$LLM0" init --config "${CONFIG[$m]}" --seed 1 --output "$WORK/$m" --overwrite >/dev/null
   cp "$TOKENIZER" "$WORK/$m/tokenizer.json"
   "$LLM0" export gguf --model "$WORK/$m" --output "$WORK/$m.gguf" --dtype f32 >/dev/null
 done

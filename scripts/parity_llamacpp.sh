@@ -48,7 +48,7 @@ parity() {
   local name=$1 dir=$2 out=$WORK/$1-$DTYPE
   mkdir -p "$out"
   if [ "$DTYPE" != f32 ]; then
-    "$LLM0" convert --model "$dir" --output "$out/checkpoint" --dtype "$DTYPE" >/dev/null
+    "$LLM0" convert --model "$dir" --output "$out/checkpoint" --dtype "$DTYPE" --overwrite >/dev/null
     dir=$out/checkpoint
   fi
   "$LLM0" export gguf --model "$dir" --output "$out/model.gguf" --dtype "$DTYPE" >/dev/null
@@ -81,7 +81,7 @@ parity() {
 # A random-init checkpoint of CONFIG at DIR with the shared tokenizer, matrices scaled by SCALE.
 make_model() {
   local config=$1 dir=$2 scale=$3
-  "$LLM0" init --config "$config" --seed 1 --output "$dir" >/dev/null
+  "$LLM0" init --config "$config" --seed 1 --output "$dir" --overwrite >/dev/null
   cp "$WORK/tokenizer.json" "$dir/tokenizer.json"
   node "$PEERS/scale_weights.mjs" "$dir" "$scale" >/dev/null
 }

@@ -121,6 +121,26 @@ TEST_F(CliRoughEdges, GgufExportToADirectorySaysSo) {
   EXPECT_FALSE(fs::exists(out.string() + ".tmp"));
 }
 
+// init / convert never replace what is at --output without --overwrite: a file, a non-empty
+// directory (a run's other files, a user's notes) are refused and left as they were.
+TEST_F(CliRoughEdges, InitAndConvertDoNotReplaceAnExistingOutput) {
+  const fs::path notes_dir = dir / "project", notes = notes_dir / "notes.txt", file = dir / "afile";
+  fs::create_directories(notes_dir);
+  std::ofstream(notes) << "important";
+  std::ofstream(file) << "x";
+  const std::string config = ckpt + "/config.json";
+  expect_short_error("init --config " + config + " --output " + notes_dir.string(), "--overwrite");
+  expect_short_error("convert --model " + ckpt + " --output " + notes_dir.string() + " --dtype bf16",
+                     "not empty");
+  expect_short_error("init --config " + config + " --output " + file.string(), "is a file");
+  EXPECT_EQ(read_file(notes), "important");
+  EXPECT_EQ(read_file(file), "x");
+  const CmdOut ok = cli("init --config " + config + " --output " + notes_dir.string() + " --overwrite");
+  EXPECT_EQ(ok.rc, 0) << ok.err;
+  EXPECT_TRUE(fs::exists(notes_dir / "model.safetensors"));
+  EXPECT_FALSE(fs::exists(notes));
+}
+
 // "--config C --data D" of a tiny model and corpus (written once) for `llm0 train`.
 std::string train_inputs(const fs::path& dir) {
   const fs::path corpus = dir / "corpus.txt", config = dir / "config.json";

@@ -15,11 +15,14 @@ void register_convert(CLI::App& app) {
   static std::string model_dir, output;
   static DType dtype = DType::BF16;
   cmd->add_option("--model", model_dir, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
-  cmd->add_option("--output", output, "Checkpoint directory to write")->required();
+  static bool overwrite = false;
+  cmd->add_option("--output", output, "Checkpoint directory to write (new or empty)")->required();
+  cmd->add_flag("--overwrite", overwrite, "Replace --output if it already holds files");
   add_checkpoint_dtype_option(cmd, dtype);
   cmd->get_option("--dtype")->required();
   add_threads_option(cmd);
   cmd->callback([] {
+    check_checkpoint_output(output, overwrite);
     const std::string dir = resolve_checkpoint_dir(model_dir);
     const auto model = load_model(dir);
     const std::string tok = dir + "/tokenizer.json";

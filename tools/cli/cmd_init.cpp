@@ -16,10 +16,13 @@ void register_init(CLI::App& app) {
   static DType dtype = DType::F32;
   cmd->add_option("--config", config, "Model config (Hugging Face config.json style)")->required();
   cmd->add_option("--seed", seed, "Random seed")->check(seed_check());
-  cmd->add_option("--output", output, "Checkpoint directory to write")->required();
+  static bool overwrite = false;
+  cmd->add_option("--output", output, "Checkpoint directory to write (new or empty)")->required();
+  cmd->add_flag("--overwrite", overwrite, "Replace --output if it already holds files");
   add_checkpoint_dtype_option(cmd, dtype);
   add_threads_option(cmd);
   cmd->callback([] {
+    check_checkpoint_output(output, overwrite);
     Model model(ModelConfig::from_file(config));
     init_weights(model, seed);
     save_checkpoint(model, output, "", dtype);

@@ -78,6 +78,10 @@ std::vector<int> parse_positive_list(const std::string& text, const std::string&
 CLI::Option* add_positive_list_option(CLI::App* cmd, const std::string& name, std::vector<int>& values,
                                       const std::string& help);
 
+/// Refuses an --output checkpoint directory that would replace something: a path that is a file,
+/// or a non-empty directory unless `overwrite` (--overwrite). Throws llm0::Error naming the path.
+void check_checkpoint_output(const std::string& output, bool overwrite);
+
 /// The name in `names` closest to `word` by edit distance (at most 3 edits and less than the
 /// word's length), or "" if none is that close: "genrate" -> "generate".
 std::string closest_name(const std::string& word, const std::vector<std::string>& names);

@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+#include <filesystem>
+
 namespace llm0::cli {
 
 namespace {
@@ -73,6 +75,17 @@ CLI::Option* add_positive_list_option(CLI::App* cmd, const std::string& name, st
           name, [&values, name](const std::string& text) { values = parse_positive_list(text, name); },
           help)
       ->type_name("N,N,...");
+}
+
+void check_checkpoint_output(const std::string& output, bool overwrite) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(output, ec);
+  if (!fs::exists(st)) return;
+  LLM0_CHECK(fs::is_directory(st), "--output {} is a file, not a checkpoint directory", output);
+  LLM0_CHECK(overwrite || fs::is_empty(output, ec), "--output {} is not empty: pass --overwrite to "
+             "replace it (its files are deleted)",
+             output);
 }
 
 }  // namespace llm0::cli
