@@ -155,6 +155,20 @@ std::string train_inputs(const fs::path& dir) {
   return " --config " + config.string() + " --data " + corpus.string();
 }
 
+// Rates that are not finite, negative step counts and a balancing flag for a model without
+// experts are refused before anything is trained or written.
+TEST_F(CliRoughEdges, TrainRefusesNonFiniteRatesAndBalancingWithoutExperts) {
+  const std::string train = "train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
+                            " --max-steps 2 ";
+  expect_short_error(train + "--lr inf", "--lr");
+  expect_short_error(train + "--min-lr nan", "--min-lr");
+  expect_short_error(train + "--moe-bias-gamma nan", "--moe-bias-gamma");
+  expect_short_error("train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
+                     " --max-steps -2", "must not be negative");
+  expect_short_error(train + "--moe-balance bias_update", "no mixture-of-experts layers");
+  EXPECT_FALSE(fs::exists(dir / "refused" / "checkpoint"));
+}
+
 // The training loss of each "loss" record of a run's metrics.jsonl, in file order, as (step, loss).
 std::vector<std::pair<int, double>> logged_losses(const fs::path& run) {
   std::vector<std::pair<int, double>> out;

@@ -266,11 +266,17 @@ TEST(Config, MixtureOfExpertsLayersAndRouterFields) {
   // Bad values, each named.
   const std::pair<const char*, nlohmann::json> bad[] = {
       {"num_experts_per_tok", 9}, {"topk_group", 5}, {"n_group", 3}, {"scoring_func", "relu"},
-      {"topk_method", "random"}, {"moe_intermediate_size", 0}, {"moe_balance", "magic"}};
+      {"topk_method", "random"}, {"moe_intermediate_size", 0}, {"moe_balance", "magic"},
+      // past 32 bits: refused, not wrapped (2^32 + 2 once read as 2)
+      {"num_experts_per_tok", 4294967298LL}, {"moe_intermediate_size", 4294967328LL},
+      {"n_group", 4294967298LL}, {"topk_group", 4294967297LL}, {"routed_scaling_factor", -2}};
   for (const auto& [key, value] : bad) {
     nlohmann::json b = j;
     b["topk_method"] = "group_limited_greedy";  // greedy ignores the groups (as HF)
     b[key] = value;
     expect_error(b, key);
   }
+  nlohmann::json wide = j;  // the shared width moe_intermediate_size × n_shared_experts overflows
+  wide["moe_intermediate_size"] = 65536, wide["n_shared_experts"] = 65536;
+  expect_error(wide, "n_shared_experts");
 }

@@ -528,4 +528,11 @@ TEST(GgufExport, MixtureOfExpertsStacksTheExperts) {
   const std::string qwen2 = make_checkpoint(moe_model_config("qwen2_moe"), "qwen2_moe", true);
   EXPECT_NE(error_of([&] { export_gguf(qwen2, temp_path("y.gguf")); }).find("qwen2_moe"),
             std::string::npos);
+  // qwen3_moe with every layer dense: llama.cpp's qwen3moe would miss ffn_gate_inp.
+  ModelConfig dense = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, true);
+  dense.model_type = "qwen3_moe", dense.vocab_size = 300, dense.rms_norm_eps = 1e-6;
+  dense.validate();
+  const std::string dense_dir = make_checkpoint(dense, "qwen3_moe_dense", true);
+  EXPECT_NE(error_of([&] { export_gguf(dense_dir, temp_path("z.gguf")); }).find("no mixture-of-experts layer"),
+            std::string::npos);
 }

@@ -6,6 +6,9 @@
 namespace llm0 {
 
 void check_gguf_moe(const ModelConfig& c, const std::string& arch) {
+  LLM0_CHECK(arch != "qwen3moe" || c.moe.enabled(), "GGUF export: this qwen3_moe model has no "
+             "mixture-of-experts layer (num_experts 0, or every layer in mlp_only_layers), which "
+             "llama.cpp's qwen3moe cannot load: it is a dense Qwen3 model (model_type qwen3)");
   if (!c.moe.enabled()) return;
   const MoeConfig& m = c.moe;
   for (int il = 0; il < c.num_hidden_layers; ++il) {

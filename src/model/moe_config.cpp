@@ -3,6 +3,8 @@
 // configs: deepseek_v3 scores by sigmoid and chooses by noaux_tc unless the config says otherwise.
 #include "model/moe_config.h"
 
+#include <cmath>
+
 #include "core/check.h"
 #include "model/config_fields.h"
 
@@ -20,6 +22,13 @@ double number_or(const nlohmann::json& j, const char* key, double fallback, cons
 
 int int_or(const ConfigFields& f, const char* key, int fallback) {
   const int64_t v = f.non_negative_or(key, fallback);
+  LLM0_CHECK(v <= 2147483647LL, "{}: field \"{}\"={} is out of range", f.source, key, v);
+  return (int)v;
+}
+
+// A positive count that fits an int (n_group, topk_group, num_experts_per_tok, ...).
+int positive_int(const ConfigFields& f, const char* key, int64_t fallback, bool required) {
+  const int64_t v = required ? f.positive(key) : f.positive_or(key, fallback);
   LLM0_CHECK(v <= 2147483647LL, "{}: field \"{}\"={} is out of range", f.source, key, v);
   return (int)v;
 }
@@ -50,10 +59,11 @@ void read_deepseek(const ConfigFields& f, const std::string& t, MoeConfig& m) {
   const bool v3 = t == "deepseek_v3";
   m.topk_method = parse_topk(text_or(f, "topk_method", v3 ? "noaux_tc" : "greedy"), std::string(f.source));
   m.scoring = parse_scoring(text_or(f, "scoring_func", v3 ? "sigmoid" : "softmax"), std::string(f.source));
-  m.n_group = (int)f.positive_or("n_group", 1), m.topk_group = (int)f.positive_or("topk_group", 1);
+  m.n_group = positive_int(f, "n_group", 1, false);
+  m.topk_group = positive_int(f, "topk_group", 1, false);
   m.norm_topk_prob = f.flag_or("norm_topk_prob", v3);
   m.first_k_dense_replace = int_or(f, "first_k_dense_replace", 0);
-  m.moe_layer_freq = (int)f.positive_or("moe_layer_freq", 1);
+  m.moe_layer_freq = positive_int(f, "moe_layer_freq", 1, false);
   m.router_aux_loss_coef = number_or(f.config, "aux_loss_alpha", 0.0, std::string(f.source));
 }
 
@@ -61,7 +71,7 @@ void read_qwen(const ConfigFields& f, const std::string& t, MoeConfig& m) {
   m.num_experts = int_or(f, "num_experts", 0);
   // HF defaults: Qwen2MoeConfig / Qwen3MoeConfig False, Qwen3NextConfig True.
   m.norm_topk_prob = f.flag_or("norm_topk_prob", t == "qwen3_next");
-  m.decoder_sparse_step = (int)f.positive_or("decoder_sparse_step", 1);
+  m.decoder_sparse_step = positive_int(f, "decoder_sparse_step", 1, false);
   m.router_aux_loss_coef = number_or(f.config, "router_aux_loss_coef", 0.0, std::string(f.source));
   if (t != "qwen3_moe") {  // qwen2_moe, qwen3_next: a gated shared expert
     m.shared_expert_intermediate_size = int_or(f, "shared_expert_intermediate_size", 0);
@@ -95,10 +105,14 @@ MoeConfig MoeConfig::from_json(const nlohmann::json& j, const std::string& t, co
   if (is_deepseek_type(t)) read_deepseek(f, t, m);
   else if (t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next") read_qwen(f, t, m);
   if (!m.enabled()) return m;
-  m.num_experts_per_tok = (int)f.positive("num_experts_per_tok");
-  m.moe_intermediate_size = (int)f.positive("moe_intermediate_size");
-  if (is_deepseek_type(t))
-    m.shared_expert_intermediate_size = m.moe_intermediate_size * m.n_shared_experts;
+  m.num_experts_per_tok = positive_int(f, "num_experts_per_tok", 0, true);
+  m.moe_intermediate_size = positive_int(f, "moe_intermediate_size", 0, true);
+  if (is_deepseek_type(t)) {
+    const int64_t Fs = (int64_t)m.moe_intermediate_size * m.n_shared_experts;
+    LLM0_CHECK(Fs <= 2147483647LL, "{}: moe_intermediate_size {} × n_shared_experts {} = {} is out "
+               "of range", src, m.moe_intermediate_size, m.n_shared_experts, Fs);
+    m.shared_expert_intermediate_size = (int)Fs;
+  }
   const std::string balance = f.text_or_empty("moe_balance");
   m.balance = !balance.empty() ? parse_moe_balance(balance, src)
               : m.router_aux_loss_coef > 0 ? MoeBalance::AuxLoss : MoeBalance::None;
@@ -113,11 +127,12 @@ void MoeConfig::validate(const std::string& src) const {
              "experts)", src, K, E);
   LLM0_CHECK(moe_intermediate_size > 0, "{}: moe_intermediate_size={} must be > 0", src,
              moe_intermediate_size);
-  LLM0_CHECK(shared_expert_intermediate_size >= 0 && routed_scaling_factor > 0 &&
-                 router_aux_loss_coef >= 0,
-             "{}: shared_expert_intermediate_size={} must be >= 0, routed_scaling_factor={} > 0, "
-             "router_aux_loss_coef={} >= 0", src, shared_expert_intermediate_size,
-             routed_scaling_factor, router_aux_loss_coef);
+  LLM0_CHECK(shared_expert_intermediate_size >= 0, "{}: shared_expert_intermediate_size={} must "
+             "be >= 0", src, shared_expert_intermediate_size);
+  LLM0_CHECK(std::isfinite(routed_scaling_factor) && routed_scaling_factor > 0,
+             "{}: routed_scaling_factor={} must be > 0", src, routed_scaling_factor);
+  LLM0_CHECK(std::isfinite(router_aux_loss_coef) && router_aux_loss_coef >= 0,
+             "{}: router_aux_loss_coef={} must be >= 0", src, router_aux_loss_coef);
   if (topk_method != MoeTopk::Greedy) {
     LLM0_CHECK(n_group > 0 && E % n_group == 0, "{}: n_routed_experts={} is not divisible by "
                "n_group={}", src, E, n_group);

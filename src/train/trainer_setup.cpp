@@ -30,9 +30,19 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
              o_.seq_len, o_.grad_accum);
   LLM0_CHECK(o_.log_every > 0 && o_.eval_every > 0 && o_.checkpoint_every > 0 && o_.eval_batches > 0,
              "--log-every, --eval-every, --eval-batches and --checkpoint-every must be positive");
+  LLM0_CHECK(o_.max_steps >= 0 && o_.time_limit_minutes >= 0,
+             "--max-steps {} and --time-limit-minutes {} must not be negative", o_.max_steps,
+             o_.time_limit_minutes);
   LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
              "give --max-steps or --time-limit-minutes (both 0 means no end)");
-  LLM0_CHECK(o_.lr > 0 && o_.min_lr >= 0 && o_.warmup_steps >= 0, "learning rates must be positive");
+  for (auto [name, v] : {std::pair{"--lr", o_.lr}, std::pair{"--min-lr", o_.min_lr},
+                         std::pair{"--weight-decay", o_.weight_decay},
+                         std::pair{"--grad-clip", o_.grad_clip},
+                         std::pair{"--moe-bias-gamma", o_.moe_bias_gamma}})
+    LLM0_CHECK(std::isfinite(v) && v >= 0, "{} {} must be a finite number >= 0", name, v);
+  LLM0_CHECK(o_.lr > 0 && o_.moe_bias_gamma > 0 && o_.warmup_steps >= 0,
+             "--lr {}, --moe-bias-gamma {} must be > 0 and --warmup-steps {} >= 0", o_.lr,
+             o_.moe_bias_gamma, o_.warmup_steps);
   dp_ = std::make_unique<DataParallel>(o_.batch_size, o_.grad_accum, o_.test_fault,
                                        o_.allreduce_buckets);
   if (dp_->rank() != 0) o_.quiet = true;  // one voice: rank 0
@@ -144,6 +154,8 @@ void TrainerImpl::load_corpus(std::vector<std::string>& train, std::vector<std::
 
 void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& train_docs) {
   if (!o_.resume.empty()) {
+    LLM0_CHECK(o_.moe_balance.empty(), "--moe-balance {}: on --resume the balancing is the "
+               "checkpoint's (moe_balance in its config.json)", o_.moe_balance);
     const std::string dir = resolve_checkpoint_dir(o_.resume);
     model_ = load_model(dir);
     tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(dir + "/tokenizer.json"));
@@ -157,7 +169,9 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
   }
   LLM0_CHECK(!o_.config.empty(), "--config is required (or --resume)");
   ModelConfig cfg = ModelConfig::from_file(o_.config);
-  if (!o_.moe_balance.empty() && cfg.moe.enabled()) {
+  LLM0_CHECK(o_.moe_balance.empty() || cfg.moe.enabled(), "--moe-balance {}: {} has no "
+             "mixture-of-experts layers", o_.moe_balance, o_.config);
+  if (!o_.moe_balance.empty()) {
     cfg.moe.balance = parse_moe_balance(o_.moe_balance, "--moe-balance");
     if (cfg.moe.balance == MoeBalance::AuxLoss && cfg.moe.router_aux_loss_coef == 0)
       cfg.moe.router_aux_loss_coef = 1e-3;  // HF Qwen3MoeConfig's default
