@@ -242,6 +242,8 @@ TEST_F(CliRoughEdges, CommandLineParseErrorsReadLikeEveryOtherError) {
            {" --chunks 2,x", "\"x\" in \"2,x\" is not a positive integer"},
            {" --chunks -3", "is not a positive integer"},
            {" --mla-decode foo", "--mla-decode: must be absorbed or expanded, got \"foo\""},
+           {" --delta-chunk -1", "--delta-chunk: must be a number >= 0, got -1"},
+           {" --delta-chunk nan", "--delta-chunk: must be a number >= 0, got nan"},
            {" --no-such-flag", "--no-such-flag"}}) {
     const CmdOut r = cli(fwd + flag);
     EXPECT_EQ(r.rc, 1) << flag;

@@ -271,12 +271,12 @@ void register_bench(CLI::App& app) {
   auto* tr = bench->add_subcommand("train", "Training tokens/s (forward+backward+AdamW) and MFU vs sgemm");
   static TrainBenchArgs t;
   tr->add_option("--config", t.config, "Model config.json (random init)")->required();
-  tr->add_option("--batch-size", t.batch, "Sequences per step")->check(CLI::PositiveNumber);
-  tr->add_option("--seq-len", t.seq, "Tokens per sequence")->check(CLI::PositiveNumber);
-  tr->add_option("--steps", t.steps, "Timed steps")->check(CLI::PositiveNumber);
-  tr->add_option("--warmup", t.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
+  tr->add_option("--batch-size", t.batch, "Sequences per step")->check(positive_check());
+  tr->add_option("--seq-len", t.seq, "Tokens per sequence")->check(positive_check());
+  tr->add_option("--steps", t.steps, "Timed steps")->check(positive_check());
+  tr->add_option("--warmup", t.warmup, "Untimed steps first")->check(non_negative_check());
   tr->add_option("--sgemm-n", t.sgemm_n, "Size of the square sgemm for the ceiling (0 = skip)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_check());
   tr->add_flag("--json", t.json, "One JSON object on stdout");
   add_threads_option(tr);
   tr->callback([] { run_bench_train(t); });
@@ -285,10 +285,10 @@ void register_bench(CLI::App& app) {
   static GenBenchArgs g;
   gen->add_option("--model", g.model, "Checkpoint directory");
   gen->add_option("--config", g.config, "Model config.json (random init instead of --model)");
-  gen->add_option("--prompt-tokens", g.prompt_tokens, "Prompt length (ppP)")->check(CLI::PositiveNumber);
-  gen->add_option("--gen-tokens", g.gen_tokens, "Decoded tokens (tgG)")->check(CLI::PositiveNumber);
+  gen->add_option("--prompt-tokens", g.prompt_tokens, "Prompt length (ppP)")->check(positive_check());
+  gen->add_option("--gen-tokens", g.gen_tokens, "Decoded tokens (tgG)")->check(positive_check());
   gen->add_option("--repeats", g.repeats, "Timed repetitions (after one warm-up)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_check());
   gen->add_flag("--json", g.json, "One JSON object on stdout");
   add_mla_decode_option(gen, g.mla_form);
   add_dtype_options(gen, g.dtypes);
@@ -300,7 +300,7 @@ void register_bench(CLI::App& app) {
   ctx->add_option("--config", c.config, "Model config.json (random init)")->required();
   add_positive_list_option(ctx, "--contexts", c.contexts, "Contexts to measure, e.g. 512,4096,16384");
   ctx->add_option("--decode-tokens", c.decode_tokens, "Tokens decoded after each prefill")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_check());
   ctx->add_flag("--json", c.json, "One JSON object on stdout");
   add_mla_decode_option(ctx, c.mla_form);
   add_threads_option(ctx);

@@ -172,10 +172,10 @@ void register_check(CLI::App& app) {
   g->add_option("--model", a.model, "Checkpoint directory (config.json + model.safetensors)")->required();
   g->add_option("--tokens", a.tokens, "Token ids [B, T] (.npy, int32/int64/float32)")->required();
   g->add_option("--targets", a.targets, "Targets [B, T] (.npy; < 0 ignored)")->required();
-  g->add_option("--steps", a.steps, "AdamW steps after the gradient")->check(CLI::NonNegativeNumber);
-  g->add_option("--lr", a.lr, "AdamW learning rate")->check(CLI::NonNegativeNumber);
+  g->add_option("--steps", a.steps, "AdamW steps after the gradient")->check(non_negative_check());
+  g->add_option("--lr", a.lr, "AdamW learning rate")->check(non_negative_check());
   g->add_option("--weight-decay", a.weight_decay, "AdamW weight decay (params with >= 2 dims)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_check());
   g->add_option("--output", a.output, "Output directory (logits.npy, grads.safetensors, losses.json)")
       ->required();
   add_threads_option(g);

@@ -76,7 +76,7 @@ void register_params(CLI::App& app) {
                 "from Hugging Face config.json files");
   sub->add_option("configs", args->configs, "config.json files")->required();
   sub->add_option("--context", args->context, "Context length for the attention FLOPs")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_check())->capture_default_str();
   sub->add_flag("--json", args->json, "Print a JSON array, one object per config");
   sub->callback([args] { run_params(*args); });
 }

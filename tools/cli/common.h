@@ -10,6 +10,11 @@
 
 namespace llm0::cli {
 
+/// Validators for numeric options that say what they want ("must be a number > 0, got -1")
+/// where CLI11's own print the whole range (0 to 1.797...e+308); both refuse inf and nan.
+CLI::Validator positive_check();
+CLI::Validator non_negative_check();
+
 /// Adds `--threads N` (default 0 = all cores) to `cmd`; the value is applied before the callback
 /// runs (OpenMP and OpenBLAS share it). A negative N is refused with a short message.
 void add_threads_option(CLI::App* cmd);
@@ -38,7 +43,7 @@ inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
 inline void add_delta_chunk_option(CLI::App* cmd, int& L) {
   cmd->add_option("--delta-chunk", L,
                   "Gated DeltaNet chunk length of the chunked form (0 = the default, 64)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative_check());
 }
 
 /// Adds `--weights-dtype auto|f32|bf16` (default auto: as the checkpoint stores its matrices) and

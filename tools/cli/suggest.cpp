@@ -1,5 +1,7 @@
 // Option checks and "did you mean" suggestions shared by the subcommands (see common.h).
 #include <algorithm>
+#include <cstdlib>
+#include <cmath>
 #include <charconv>
 #include <cstdint>
 
@@ -76,6 +78,24 @@ CLI::Option* add_positive_list_option(CLI::App* cmd, const std::string& name, st
           help)
       ->type_name("N,N,...");
 }
+
+namespace {
+CLI::Validator number_check(bool allow_zero) {
+  return CLI::Validator(
+      [allow_zero](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool ok = !text.empty() && end && *end == '\0' && std::isfinite(v) &&
+                        (allow_zero ? v >= 0 : v > 0);
+        return ok ? "" : std::string("must be a number ") + (allow_zero ? ">= 0" : "> 0") +
+                             ", got " + text;
+      },
+      allow_zero ? "NUMBER >= 0" : "NUMBER > 0");
+}
+}  // namespace
+
+CLI::Validator positive_check() { return number_check(false); }
+CLI::Validator non_negative_check() { return number_check(true); }
 
 void check_checkpoint_output(const std::string& output, bool overwrite) {
   namespace fs = std::filesystem;
