@@ -75,16 +75,6 @@ Result run_llm0(const std::string& args, int ranks = 0) {
   return r;
 }
 
-std::map<int, double> losses(const std::string& run) {
-  std::map<int, double> m;
-  std::ifstream in(run + "/metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    const auto j = nlohmann::json::parse(line);
-    if (j.contains("loss")) m[j["step"].get<int>()] = j["loss"].get<double>();
-  }
-  return m;
-}
-
 std::vector<double> values(const std::map<int, double>& m, int from) {
   std::vector<double> v;
   for (const auto& [step, x] : m)
@@ -111,10 +101,10 @@ TEST(TrainMpi, TwoRanksTrainLikeOneProcessWithTheSameGlobalBatch) {
   EXPECT_NE(ra.output.find("global batch 4 sequences (96 tokens)"), std::string::npos) << ra.output;
   ASSERT_EQ(run_llm0(f.args(wide) + " --batch-size 4").rc, 0);
   ASSERT_EQ(run_llm0(f.args(accum) + " --batch-size 2 --grad-accum 2").rc, 0);
-  const auto la = values(losses(a), 1);
+  const auto la = values(test::step_losses(a), 1);
   ASSERT_EQ(la.size(), 5u);
-  EXPECT_TRUE(test::all_close(la, values(losses(wide), 1), 1e-5, 0, "losses vs 1 process x 2B"));
-  EXPECT_TRUE(test::all_close(la, values(losses(accum), 1), 1e-5, 0, "losses vs accumulation 2"));
+  EXPECT_TRUE(test::all_close(la, values(test::step_losses(wide), 1), 1e-5, 0, "losses vs 1 process x 2B"));
+  EXPECT_TRUE(test::all_close(la, values(test::step_losses(accum), 1), 1e-5, 0, "losses vs accumulation 2"));
   const std::vector<float> pa = parameters(a);
   EXPECT_TRUE(test::all_close(pa, parameters(wide), 1e-5, 1e-5, "parameters vs 1 process x 2B"));
   EXPECT_TRUE(test::all_close(pa, parameters(accum), 1e-5, 1e-5, "parameters vs accumulation 2"));
@@ -141,15 +131,15 @@ TEST(TrainMpi, ResumeContinuesUnderTwoRanksExactlyAndOnOneProcessWithAccumulatio
   // Under 2 ranks again: the same bits as the uninterrupted run.
   const Result rr = run_llm0(f.args(b) + " --batch-size 2 --resume " + b, 2);
   ASSERT_EQ(rr.rc, 0) << rr.output;
-  EXPECT_EQ(values(losses(b), 3), values(losses(a), 3));
+  EXPECT_EQ(values(test::step_losses(b), 3), values(test::step_losses(a), 3));
   EXPECT_TRUE(parameters(b) == parameters(a)) << "parameters differ from the uninterrupted run";
   // On one process with accumulation 2 (the same global batch of 4): within 1e-5.
   const Result r1 = run_llm0(f.args(c) + " --batch-size 2 --grad-accum 2 --resume " + c);
   ASSERT_EQ(r1.rc, 0) << r1.output;
   EXPECT_NE(r1.output.find("as 1 ranks x batch_size 2 x grad_accum 2"), std::string::npos) << r1.output;
-  const auto lc = values(losses(c), 3);
+  const auto lc = values(test::step_losses(c), 3);
   ASSERT_EQ(lc.size(), 3u);
-  EXPECT_TRUE(test::all_close(lc, values(losses(a), 3), 1e-5, 0, "losses after resume on 1 process"));
+  EXPECT_TRUE(test::all_close(lc, values(test::step_losses(a), 3), 1e-5, 0, "losses after resume on 1 process"));
   EXPECT_TRUE(test::all_close(parameters(c), parameters(a), 1e-5, 1e-5, "parameters after resume"));
   // Another global batch cannot continue the run; the error says what would.
   const Result bad = run_llm0(f.args(c) + " --batch-size 3 --resume " + c);

@@ -53,16 +53,6 @@ TrainOptions short_run(const Fixture& f, const std::string& run, int steps) {
   return o;
 }
 
-std::map<int, double> losses(const std::string& run) {
-  std::map<int, double> m;
-  std::ifstream in(run + "/metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    const auto j = nlohmann::json::parse(line);
-    if (j.contains("loss")) m[j["step"].get<int>()] = j["loss"].get<double>();
-  }
-  return m;
-}
-
 }  // namespace
 
 TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
@@ -83,7 +73,7 @@ TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
   // Same seed -> same losses.
   const std::string a2 = tmp("a2");
   Trainer(tiny_options(f, a2)).run();
-  EXPECT_EQ(losses(a), losses(a2));
+  EXPECT_EQ(test::step_losses(a), test::step_losses(a2));
   // Interrupted after 40 steps, then resumed: steps 41..80 identical to the uninterrupted run.
   const std::string b = tmp("b");
   TrainOptions ob = tiny_options(f, b);
@@ -92,7 +82,7 @@ TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
   TrainOptions orr = tiny_options(f, b);
   orr.resume = b;
   EXPECT_EQ(Trainer(orr).run().steps, 80);
-  const auto la = losses(a), lb = losses(b);
+  const auto la = test::step_losses(a), lb = test::step_losses(b);
   ASSERT_EQ(lb.size(), 80u);
   for (int s = 41; s <= 80; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
 }

@@ -9,10 +9,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace llm0::test {
 
@@ -136,6 +140,17 @@ inline std::string fresh_temp_path(const std::string& suite, const std::string& 
                         "_" + name;
   std::filesystem::remove_all(p);
   return p;
+}
+
+/// The training loss of each step of a run's metrics.jsonl (records with "loss"), by step.
+inline std::map<int, double> step_losses(const std::string& run) {
+  std::map<int, double> m;
+  std::ifstream in(run + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j.contains("loss")) m[j["step"].get<int>()] = j["loss"].get<double>();
+  }
+  return m;
 }
 
 /// Gradient tolerances for fast float backward vs double finite differences.
