@@ -168,6 +168,12 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
   j["rope_scaling"] = {{"type", "yarn"}, {"factor", 40}};
   expect_error(j, "rope_scaling");
+  // MLA layers are full attention: a sliding or linear layer is refused by its own kind.
+  j.erase("rope_scaling"), j.erase("rope_interleave");
+  j["layer_types"] = {"full_attention", "linear_attention"};
+  expect_error(j, "layer 1 is a linear-attention layer");
+  j["layer_types"] = {"sliding_attention", "full_attention"}, j["sliding_window"] = 4;
+  expect_error(j, "layer 0 is a sliding-window layer");
 }
 
 // Every public config in configs/reference/ is either run by the engine (it parses into a

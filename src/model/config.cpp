@@ -175,9 +175,12 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   if (c.deepseek()) {
     c.mla = read_mla(j, src);
     c.head_dim = c.mla.qk_rope_head_dim;  // RoPE acts on the dr rotary dims (HF DeepseekV3Config)
-    for (LayerConfig& l : c.layers) {
-      LLM0_CHECK(l.kind == LayerKind::FullAttention, "{}: sliding windows are not supported with "
-                 "multi-head latent attention", src);
+    for (size_t i = 0; i < c.layers.size(); ++i) {
+      LayerConfig& l = c.layers[i];
+      LLM0_CHECK(l.kind == LayerKind::FullAttention, "{}: layer {} is a {} layer; multi-head "
+                 "latent attention (model_type {}) has full-attention layers only", src, i,
+                 l.kind == LayerKind::LinearAttention ? "linear-attention" : "sliding-window",
+                 c.model_type);
       l.kind = LayerKind::LatentAttention;
     }
   }
