@@ -17,13 +17,13 @@ namespace llm0 {
 
 /// What export_gguf wrote.
 struct GgufExportSummary {
-  std::string architecture;  // "llama", "qwen3" or "deepseek2"
+  std::string architecture;  // "llama", "qwen3", "qwen3moe", "qwen3next" or "deepseek2"
   size_t tensors = 0;        // tensors in the file
   size_t parameters = 0;     // elements over all tensors
 };
 
 /// The llama.cpp architecture for `cfg`: "llama" for model_type llama, "qwen3" for qwen3,
-/// "deepseek2" for deepseek_v2 / deepseek_v3 (MLA, dense MLP layers, no biases, rms_norm_eps
+/// "qwen3moe" for qwen3_moe, "qwen3next" for qwen3_next (gguf_export_qwen3next.h), "deepseek2" for deepseek_v2 / deepseek_v3 (MLA, dense MLP layers, no biases, rms_norm_eps
 /// 1e-6 — llama.cpp normalises the latents with rms_norm_eps).
 /// Throws llm0::Error naming the feature llama.cpp cannot represent: another model_type, learned
 /// or no positions, LayerNorm, a GELU MLP, biases, partial rotary (llama.cpp's llama and qwen3
