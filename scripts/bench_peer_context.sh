@@ -10,6 +10,8 @@
 #   scripts/bench_peer_context.sh
 # Environment: BUILD (default build), CONFIG, CONTEXTS (256,4096), DECODE_TOKENS (32), REPS (3),
 # THREADS ("1 2"), WORK (scratch folder), LLAMA_BENCH (binary; default: scripts/build_llama_bench.sh),
+# LLAMA_ARGS (extra llama-bench flags, e.g. "-fa 0": its flash-attention path is the slower one
+# on this model on CPU),
 # TOKENIZER (tokenizer.json with <= vocab_size tokens; default: trained on `llm0 data`).
 set -Eeuo pipefail
 trap 'rc=$?; echo "$(basename "$0"): failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -31,12 +33,7 @@ LLAMA_BENCH=${LLAMA_BENCH:-$(scripts/build_llama_bench.sh | tail -n 1)}
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 log "work directory $WORK; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-if [ -z "${TOKENIZER:-}" ]; then
-  "$LLM0" data --output "$WORK/corpus" >/dev/null
-  "$LLM0" tokenizer train --data "$WORK/corpus/train.jsonl" --vocab-size 4096 \
-    --output "$WORK/tokenizer.json" >/dev/null
-  TOKENIZER=$WORK/tokenizer.json
-fi
+TOKENIZER=$(scripts/bench_tokenizer.sh "$LLM0" "$WORK")
 "$PY" - "$CONFIG" "$WORK/config.json" "$CONTEXTS" "$G" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
@@ -60,7 +57,8 @@ for c in j["contexts"]:
                       "tokens_per_s": 1.0 / c["decode_seconds_per_token"]}))' "$1" >>"$RESULTS"
 }
 run_llama() {  # threads
-  "$LLAMA_BENCH" -m "$WORK/model.gguf" -p 0 -n "$G" -d "$CONTEXTS" -t "$1" -r 3 -o json 2>/dev/null \
+  # shellcheck disable=SC2086  # LLAMA_ARGS is a list of flags
+  "$LLAMA_BENCH" -m "$WORK/model.gguf" -p 0 -n "$G" -d "$CONTEXTS" -t "$1" -r 3 ${LLAMA_ARGS:-} -o json 2>/dev/null \
     | "$PY" -c '
 import json, sys
 for r in json.load(sys.stdin):
@@ -73,7 +71,7 @@ for rep in $(seq "$REPS"); do
     if [ $((rep % 2)) = 1 ]; then run_llm0 "$t"; run_llama "$t"; else run_llama "$t"; run_llm0 "$t"; fi
   done
 done
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $REPS interleaved runs; decode of $G tokens after the context"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $REPS interleaved runs; decode of $G tokens after the context; llama-bench flags: ${LLAMA_ARGS:-(defaults)}"
 "$PY" - "$RESULTS" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
