@@ -139,6 +139,18 @@ TEST(GgufExportQwen3Next, HybridWithExpertsInLlamaCppLayout) {
   EXPECT_EQ(f.tensor("blk.0.ffn_down_shexp.weight")->to_float(),
             values(*m, "model.layers.0.mlp.shared_expert.down_proj.weight"));
   EXPECT_EQ(f.tensor("blk.2.ffn_up_exps.weight")->shape(), (std::vector<int64_t>{5, 10, C}));
+  // BF16: the matrices rounded, what llama.cpp's converter keeps in float32 kept so (the conv
+  // kernel for ggml_ssm_conv, the shared-expert gate, ssm_a / ssm_dt / norms as 1-D tensors).
+  const std::string out16 = test::fresh_temp_path("gguf", "qwen3next_bf16.gguf");
+  export_gguf(dir, out16, GgmlType::BF16);
+  const GgufFile h = read_gguf(out16);
+  for (const char* n : {"blk.0.attn_qkv.weight", "blk.0.attn_gate.weight", "blk.0.ssm_ba.weight",
+                        "blk.0.ssm_out.weight", "blk.2.attn_q.weight", "blk.2.ffn_gate_exps.weight"})
+    EXPECT_EQ(h.tensor(n)->type, GgmlType::BF16) << n;
+  for (const char* n : {"blk.0.ssm_conv1d.weight", "blk.0.ssm_a", "blk.0.ssm_dt.bias",
+                        "blk.0.ssm_norm.weight", "blk.0.ffn_gate_inp_shexp.weight",
+                        "blk.0.ffn_gate_inp.weight", "blk.2.attn_q_norm.weight"})
+    EXPECT_EQ(h.tensor(n)->type, GgmlType::F32) << n;
 }
 
 TEST(GgufExportQwen3Next, RefusesWhatLlamaCppRunsDifferently) {
