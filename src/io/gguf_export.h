@@ -1,7 +1,9 @@
-// Export of an llm0 checkpoint to GGUF for llama.cpp (its `llama` and `qwen3` architectures),
-// following llama.cpp's convert_hf_to_gguf.py (LlamaModel, Qwen3Model) and the key names of
-// gguf-py/gguf/constants.py. Tensors are renamed (model.layers.N.self_attn.q_proj.weight ->
-// blk.N.attn_q.weight, ...) and keep their PyTorch layout; GGUF lists dims reversed. For `llama`,
+// Export of an llm0 checkpoint to GGUF for llama.cpp (its `llama`, `qwen3`, `qwen3moe`,
+// `qwen3next` and `deepseek2` architectures; the last three in gguf_export_moe.h,
+// gguf_export_qwen3next.h), following llama.cpp's convert_hf_to_gguf.py (LlamaModel, Qwen3Model)
+// and the key names of gguf-py/gguf/constants.py. Tensors are renamed
+// (model.layers.N.self_attn.q_proj.weight -> blk.N.attn_q.weight, ...) and keep their PyTorch
+// layout; GGUF lists dims reversed. For `llama`,
 // whose RoPE rotates adjacent pairs (x[2i], x[2i+1]), the rows of q_proj and k_proj are permuted
 // per head from llm0's rotate-half layout (x[i], x[i + D/2]); `qwen3` uses rotate-half (NEOX) and
 // takes them unchanged. The tokenizer goes in as llama.cpp's "gpt2" byte-level BPE.
