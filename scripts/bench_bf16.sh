@@ -26,6 +26,7 @@ THREADS=${THREADS:-"1 2"}
 CONFIG=${CONFIG:-configs/llm0-30m.json}
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
+mkdir -p "$WORK"
 RESULTS=$WORK/bf16.jsonl
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 [ -x "$LLM0" ] || { echo "bench_bf16.sh: llm0 binary not found at $LLM0" >&2; exit 1; }

@@ -29,6 +29,7 @@ PY=/usr/bin/python3
 REPS=${REPS:-3}
 THREADS=${THREADS:-"1 2"}
 WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$WORK"
 MODELS=${MODELS:-"1m 10m 30m"}
 declare -A CONFIG=([small]=configs/llm0-small.json [1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json
                    [small-swa]=configs/llm0-small-swa.json [small-mla]=configs/llm0-small-mla.json
