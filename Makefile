@@ -50,6 +50,7 @@ bench: build
 bench-peers: build
 	@BUILD=$(BUILD) scripts/bench_peers.sh
 	@BUILD=$(BUILD) scripts/bench_bf16.sh
+	@BUILD=$(BUILD) scripts/bench_peer_context.sh
 
 # Decode cost per token at contexts 512 / 4,096 / 16,384: full attention vs sliding-window layers.
 bench-context: build

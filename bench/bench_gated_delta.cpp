@@ -3,7 +3,12 @@
 //   BM_GatedDelta/form/T/nk/nv/d: form 0 = recurrent (one rank-1 update per token), 1 = chunked
 //   (L = 64). Shapes: the hybrid preset's layer (nk 4, nv 8, d 32) and Qwen3-Next's (nk 16,
 //   nv 32, d 128). Inputs as the layer makes them (unit q, k; g ≤ 0; β in (0, 1)).
+//   Counters: flops/token (per value head, as each form issues them: form_flops_per_token) and
+//   GFLOP/s achieved (over all nv heads).
+//   BM_SgemmChunk/d: the chunked form's dominant product, [L = 64, d] · [d, d] (W S0, Qe S0, and
+//   Kdᵀ U has the same count), one sgemm call at a time: the GFLOP/s its products can reach.
 #include <benchmark/benchmark.h>
+#include <cblas.h>
 
 #include <cmath>
 #include <random>
@@ -12,6 +17,17 @@
 #include "ops/gated_delta.h"
 
 using namespace llm0;
+
+// Floating-point operations per token and value head, as gated_delta.cpp issues them (an FMA
+// counts 2). Recurrent: S ← aS (1), u += k·S (2), S += k uᵀ (2), o += Sᵀq (2) per state element.
+// Chunked, per chunk of L over L, r value heads per key head: KKᵀ by ssyrk L(L+1)dk / r, QKᵀ
+// 2L²dk / r, the triangular solve for 𝒯 ~L³/3, X = 𝒯Y by strmm L²(dk + dv), PU by strmm L²dv,
+// and W S0, Qe S0, Kdᵀ U 2L·dk·dv each.
+static double form_flops_per_token(bool chunked, double L, double r, double dk, double dv) {
+  if (!chunked) return 7 * dk * dv;
+  return (L * (L + 1) * dk / r + 2 * L * L * dk / r + L * L * L / 3 + L * L * (dk + dv) +
+          L * L * dv + 6 * L * dk * dv) / L;
+}
 
 static void BM_GatedDelta(benchmark::State& st) {
   GatedDeltaDims d;
@@ -48,7 +64,24 @@ static void BM_GatedDelta(benchmark::State& st) {
   }
   st.counters["tokens/s"] =
       benchmark::Counter((double)d.T, benchmark::Counter::kIsIterationInvariantRate);
+  const double f = form_flops_per_token(chunked, d.chunk, d.nv / d.nk, d.dk, d.dv);
+  st.counters["flops/token"] = f;
+  st.counters["GFLOP/s"] = benchmark::Counter(1e-9 * f * d.nv * d.T,
+                                              benchmark::Counter::kIsIterationInvariantRate);
 }
+
+static void BM_SgemmChunk(benchmark::State& st) {
+  const int L = 64, n = (int)st.range(0);
+  std::vector<float> a((size_t)L * n, 0.5f), b((size_t)n * n, 0.25f), c((size_t)L * n);
+  for (auto _ : st) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, n, n, 1.0f, a.data(), n, b.data(),
+                n, 1.0f, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+  }
+  st.counters["GFLOP/s"] = benchmark::Counter(1e-9 * 2.0 * L * n * n,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_SgemmChunk)->Arg(32)->Arg(128)->UseRealTime();
 BENCHMARK(BM_GatedDelta)
     ->ArgsProduct({{0, 1}, {1024}, {4}, {8}, {32}})
     ->ArgsProduct({{0, 1}, {1024}, {16}, {32}, {128}})

@@ -26,6 +26,7 @@ THREADS=${THREADS:-"1 2"}
 CONFIG=${CONFIG:-configs/llm0-30m.json}
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
+mkdir -p "$WORK"
 RESULTS=$WORK/bf16.jsonl
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 [ -x "$LLM0" ] || { echo "bench_bf16.sh: llm0 binary not found at $LLM0" >&2; exit 1; }
@@ -34,12 +35,7 @@ LLAMA_BENCH=${LLAMA_BENCH:-$(scripts/build_llama_bench.sh | tail -n 1)}
 : >"$RESULTS"
 log "work directory: $WORK; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-if [ -z "${TOKENIZER:-}" ]; then
-  "$LLM0" data --output "$WORK/corpus" >/dev/null
-  "$LLM0" tokenizer train --data "$WORK/corpus/train.jsonl" --vocab-size 4096 \
-    --output "$WORK/tokenizer.json" >/dev/null
-  TOKENIZER=$WORK/tokenizer.json
-fi
+TOKENIZER=$(scripts/bench_tokenizer.sh "$LLM0" "$WORK")
 "$LLM0" init --config "$CONFIG" --seed 1 --output "$WORK/f32" --overwrite >/dev/null
 cp "$TOKENIZER" "$WORK/f32/tokenizer.json"
 "$LLM0" convert --model "$WORK/f32" --output "$WORK/bf16" --dtype bf16 --overwrite >/dev/null

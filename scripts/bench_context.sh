@@ -32,6 +32,7 @@ case "$PAIR" in
   *) echo "bench_context.sh: PAIR=$PAIR is not sliding, mla or hybrid" >&2; exit 1 ;;
 esac
 WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$WORK"
 [ -x "$LLM0" ] || { echo "bench_context.sh: llm0 not found at $LLM0 (make build)" >&2; exit 1; }
 
 /usr/bin/python3 - "$ROOT/configs" "$WORK" <<'PY'

@@ -24,7 +24,7 @@
 # run of the same rounded weights at 1e-4 and identical ids. BF16_STRICT=0 reports the comparison
 # with llama.cpp's BF16 kernels without failing on it (the random models).
 # Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2), DTYPE (f32), MODELS (a
-# subset of "small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe"),
+# subset of "small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe"),
 # PROMPT, WORK (scratch directory, default a fresh mktemp -d). Needs node and
 # `npm i -E node-llama-cpp@3.21.1` in bench/peers (`cd bench/peers && npm install`).
 set -euo pipefail
@@ -123,7 +123,10 @@ node -e '
   "$ROOT/configs/llm0-small-mla.json" "$WORK/llm0-small-deepseekmoe.json"
 make_model "$WORK/llm0-small-qwen3moe.json" "$WORK/small-qwen3moe" 8
 make_model "$WORK/llm0-small-deepseekmoe.json" "$WORK/small-deepseekmoe" 8
+# qwen3next: configs/llm0-small-hybrid-moe.json as it is (Gated DeltaNet 3 : 1 gated attention,
+# experts with the gated shared expert on every layer, dv = dk, renormalised top-2).
+make_model "$ROOT/configs/llm0-small-hybrid-moe.json" "$WORK/small-hybrid-moe" 8
 fail=0
-for m in ${MODELS:-small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe}; do parity "$m" "$WORK/$m" || fail=1; done
+for m in ${MODELS:-small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe}; do parity "$m" "$WORK/$m" || fail=1; done
 [ $fail = 0 ] && echo "parity: PASS" || echo "parity: FAIL"
 exit $fail

@@ -78,9 +78,9 @@ TEST(CheckpointQwen3Next, SavedCheckpointLoadsWithEveryTensorUsed) {
   EXPECT_TRUE(test::all_close(logits_of(*back, tokens), logits_of(m, tokens), 0, 0, "logits"));
 }
 
-// llama.cpp's qwen3next needs MoE layers (the MoE issue): until then the GGUF export refuses
-// linear layers and the attention output gate by name instead of writing a llama file with the
-// wrong q_proj.
+// Linear layers and the attention output gate exist only in llama.cpp's qwen3next: outside
+// qwen3_next the GGUF export refuses them by name instead of writing a llama file with the wrong
+// q_proj; a qwen3_next model without experts or with dv != dk is refused too.
 TEST(CheckpointQwen3Next, GgufExportRefusesWhatLlamaCppCannotRead) {
   auto refusal = [](const ModelConfig& c) {
     try {
@@ -93,7 +93,14 @@ TEST(CheckpointQwen3Next, GgufExportRefusesWhatLlamaCppCannotRead) {
   EXPECT_NE(refusal(hybrid_config({1, 0}, false)).find("linear-attention"), std::string::npos);
   EXPECT_NE(refusal(hybrid_config({0, 0}, false, 4, /*gate=*/true)).find("attn_output_gate"),
             std::string::npos);
-  EXPECT_NE(refusal(hybrid_config({1, 0}, true)).find("qwen3_next"), std::string::npos);
+  // qwen3_next goes to llama.cpp's qwen3next, which needs dv = dk and experts on every layer
+  // (test_gguf_qwen3next covers the export that it accepts).
+  EXPECT_NE(refusal(hybrid_config({1, 0}, true)).find("linear_value_head_dim 5 != linear_key_head_dim 6"),
+            std::string::npos);
+  ModelConfig dense = hybrid_config({1, 0}, true);
+  dense.linear.linear_value_head_dim = 6;
+  EXPECT_NE(refusal(dense).find("this qwen3_next model has no mixture-of-experts layer"),
+            std::string::npos);
   EXPECT_EQ(refusal(hybrid_config({0, 0}, false)), "") << "a plain llama still exports";
 }
 

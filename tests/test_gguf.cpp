@@ -16,6 +16,7 @@
 #include "io/checkpoint.h"
 #include "io/gguf_export.h"
 #include "io/gguf_reader.h"
+#include "gguf_fixtures.h"
 #include "model_fixtures.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/tokenizer.h"
@@ -36,15 +37,6 @@ std::string read_bytes(const std::string& path) {
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary).write(bytes.data(), (std::streamsize)bytes.size());
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // A file with one value of every type (arrays nested and of strings), alignment 64, three
@@ -247,22 +239,6 @@ TEST(Gguf, RopePermutationMapsRotateHalfToAdjacentPairs) {
 }
 
 namespace {
-
-// A checkpoint with a trained 290-token tokenizer (model vocab 300: 10 padding rows).
-std::string make_checkpoint(const ModelConfig& cfg, const std::string& name, bool tokenizer) {
-  const std::string dir = temp_path(name);
-  Model m(cfg);
-  random_weights(m, 11);
-  std::string tok;
-  if (tokenizer) {
-    const std::vector<std::string> docs = {"the cat sat on the mat", "the dog ate the hat",
-                                           "hello world, hello there 12345", "<|endoftext|>x"};
-    tok = temp_path(name + "_tokenizer.json");
-    Tokenizer::train(docs, 290).save(tok);
-  }
-  save_checkpoint(m, dir, tok);
-  return dir;
-}
 
 ModelConfig export_config(const std::string& type, bool tied) {
   ModelConfig c = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, type == "qwen3");

@@ -4,11 +4,16 @@
 // MHA, GQA and MQA, MLA, sliding layers, and for the default preset at its full context.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "io/checkpoint.h"
 #include "ledger/kv_ledger.h"
 #include "model/init.h"
 #include "model_fixtures.h"
+#include "test_util.h"
 
 using namespace llm0;
 using namespace llm0::testing_fixtures;
@@ -93,5 +98,37 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
     // W × Hkv × 2D × bytes per number
     EXPECT_EQ(cache.layer(0).bytes_allocated(), (size_t)6 * 2 * 24 * 2 * cache_dtype_bytes(engine));
   }
+  }
+}
+
+// `llm0 bench context --model DIR` (a checkpoint, as exported for llama-bench) reports, after n
+// prefilled and G decoded tokens, the cache bytes of the ledger at n + G: for the qwen3_next
+// hybrid with experts (1 full + 2 linear layers), F32 cache.
+TEST(KvLedgerEngine, BenchContextOnACheckpointReportsTheLedgersBytes) {
+  ModelConfig c = hybrid_config({1, 0, 1}, true);
+  c.moe.num_experts = 4, c.moe.num_experts_per_tok = 2, c.moe.moe_intermediate_size = 10;
+  c.moe.shared_expert_intermediate_size = 12, c.moe.shared_expert_gate = true;
+  c.moe.norm_topk_prob = true;
+  for (LayerConfig& l : c.layers) l.ffn = FfnKind::Moe;
+  c.validate();
+  Model m(c);
+  init_weights(m, 3);
+  const std::string dir = test::fresh_temp_path("kv_ledger_engine", "bench_ctx");
+  save_checkpoint(m, dir, "");
+  FILE* p = popen((std::string(LLM0_CLI) + " bench context --model " + dir +
+                   " --contexts 3,9 --decode-tokens 2 --threads 1 --json").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ASSERT_EQ(pclose(p), 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out);
+  EXPECT_EQ(j.at("config").get<std::string>(), dir);
+  ASSERT_EQ(j.at("contexts").size(), 2u);
+  for (const auto& row : j.at("contexts")) {
+    KvOptions opt;
+    opt.dtype = KvDtype::kFp32, opt.context = row.at("context").get<int>() + 2;
+    EXPECT_EQ(row.at("cache_bytes_at_end").get<uint64_t>(),
+              kv_ledger(c.to_json(), opt).total_bytes_at_context) << row.dump();
   }
 }

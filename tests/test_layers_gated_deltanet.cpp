@@ -3,6 +3,7 @@
 // conv1d, dt_bias, A_log, norm, out_proj); a ramp through in_proj_qkvz / in_proj_ba checked
 // channel by channel for every key and value head (the grouping by key head); cached = full for
 // splits of 1, 2 (< K−1), 3, L and > L tokens, with the recurrent state's bytes.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -100,6 +101,42 @@ TEST(LayersGatedDeltaNet, ForwardMatchesReference) {
     const auto want = ref::gated_deltanet_forward(to_double(x), to_ref(p), c, kC, B, T, kEps);
     EXPECT_TRUE(all_close(y, want, 1e-4, 1e-5, "y", {B, T, kC}));
   }
+}
+
+// q, k ← x / sqrt(Σx² + 1e-6) (transformers' l2norm), not llama.cpp's x / max(‖x‖, eps)
+// (shared/PEERS.md): on a tiny activation (in_proj_qkvz scaled by 1e-3) the two differ by ~10%,
+// and the layer follows transformers — the saved q, k from the conv output `act`, and the output
+// against the double reference, which uses the same rule.
+TEST(LayersGatedDeltaNet, L2NormIsTransformersRuleOnTinyVectors) {
+  const GatedDeltaNetConfig c = tiny_config();
+  std::mt19937 rng(4);
+  Params p = random_params(c, rng);
+  for (float& w : p.qkvz) w *= 1e-3f;
+  const GatedDeltaNetLayer l = make_layer(c, p, nullptr);
+  const int B = 1, T = 6, nk = 2, dk = 3;
+  const std::vector<float> x = rand_vec((size_t)B * T * kC, rng);
+  std::vector<float> y;
+  GatedDeltaNetSaved s;
+  const auto buf = run_forward(l, x, B, T, y, s);
+  double worst_llama = 0;  // largest relative gap to llama.cpp's rule seen
+  for (int n = 0; n < B * T; ++n)
+    for (int part = 0; part < 2; ++part)
+      for (int g = 0; g < nk; ++g) {
+        const float* a = s.act + (size_t)n * c.conv_channels() + part * c.key_dim() + g * dk;
+        const float* got = (part == 0 ? s.q : s.k) + ((size_t)n * nk + g) * dk;
+        double ss = 0;
+        for (int i = 0; i < dk; ++i) ss += (double)a[i] * a[i];
+        const double scale = part == 0 ? 1.0 / std::sqrt((double)dk) : 1.0;
+        for (int i = 0; i < dk; ++i) {
+          const double want = a[i] / std::sqrt(ss + 1e-6) * scale;
+          const double llama = a[i] / std::max(std::sqrt(ss), 1e-6) * scale;
+          EXPECT_NEAR(got[i], want, 1e-6 * std::fabs(want) + 1e-9) << n << " " << part << " " << g;
+          worst_llama = std::max(worst_llama, std::fabs(llama - want) / std::fabs(want));
+        }
+      }
+  EXPECT_GT(worst_llama, 0.05) << "the activations are not small enough to tell the rules apart";
+  const auto ref = ref::gated_deltanet_forward(to_double(x), to_ref(p), c, kC, B, T, kEps);
+  EXPECT_TRUE(all_close(y, ref, 1e-4, 1e-6, "y", {B, T, kC}));
 }
 
 TEST(LayersGatedDeltaNet, BackwardMatchesFiniteDifferencesPerTensor) {

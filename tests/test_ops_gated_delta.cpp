@@ -79,6 +79,30 @@ TEST(OpsGatedDelta, ChunkedEqualsRecurrentEqualsReference) {
   }
 }
 
+// Strong decay (g in (−8, −2): |γ| passes 40 within a chunk, where the chunked form stops
+// factoring e^{γ_t − γ_s} as e^{γ_t}·e^{−γ_s}) and mild decay (|γ| ≤ 40 throughout): chunked =
+// reference in both regimes, with the long chunk of the Qwen3-Next default (L = 64).
+TEST(OpsGatedDelta, ChunkedMatchesReferenceAtStrongAndMildDecay) {
+  GatedDeltaDims d;
+  d.B = 1, d.nk = 2, d.nv = 4, d.dk = 6, d.dv = 5, d.T = 70, d.chunk = 64;
+  for (float lo : {-8.0f, -0.6f}) {
+    SCOPED_TRACE(format("g in ({}, {})", lo, lo / 4));
+    std::mt19937 rng(11);
+    Inputs in = make_inputs(d, rng, false);
+    in.g = rand_vec(in.g.size(), rng, lo, lo / 4);
+    const size_t no = (size_t)d.T * d.nv * d.dv;
+    std::vector<float> o(no), S = in.S0;
+    gated_delta_chunked(o.data(), S.data(), nullptr, in.q.data(), in.k.data(), in.v.data(),
+                        in.g.data(), in.beta.data(), d);
+    std::vector<double> o_ref(no), S_ref = to_double(in.S0);
+    ref::gated_delta_forward(o_ref.data(), S_ref.data(), to_double(in.q).data(),
+                             to_double(in.k).data(), to_double(in.v).data(),
+                             to_double(in.g).data(), to_double(in.beta).data(), d);
+    EXPECT_TRUE(all_close(o, o_ref, 1e-4, 1e-5, "o", {1, d.T, d.nv, d.dv}));
+    EXPECT_TRUE(all_close(S, S_ref, 1e-4, 1e-5, "S", {1, d.nv, d.dk, d.dv}));
+  }
+}
+
 // A chunk length longer than T and T split into calls give the same as one call: the state is
 // the whole memory of the recurrence.
 TEST(OpsGatedDelta, SplitCallsCarryTheState) {

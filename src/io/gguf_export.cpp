@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "io/checkpoint.h"
 #include "io/gguf_export_moe.h"
+#include "io/gguf_export_qwen3next.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/tokenizer.h"
 
@@ -40,12 +41,15 @@ std::string deepseek2_architecture(const ModelConfig& c) {
 std::string gguf_architecture(const ModelConfig& c) {
   const std::string& t = c.model_type;
   if (t == "deepseek_v2" || t == "deepseek_v3") return deepseek2_architecture(c);
+  if (t == "qwen3_next") return qwen3next_architecture(c);
   LLM0_CHECK(t == "llama" || t == "qwen3" || t == "qwen3_moe", "GGUF export: model_type \"{}\" "
-             "is not supported (llama.cpp architectures llama, qwen3, qwen3moe and deepseek2 only)", t);
+             "is not supported (llama.cpp architectures llama, qwen3, qwen3moe, qwen3next and "
+             "deepseek2 only)", t);
   LLM0_CHECK(!c.attn_output_gate && !c.has_linear_layers(), "GGUF export: {} cannot be "
-             "represented in llama.cpp's {} architecture (its qwen3next needs mixture-of-experts "
-             "layers)", c.has_linear_layers() ? "linear-attention (Gated DeltaNet) layers"
-             : "the attention output gate (attn_output_gate)", t);
+             "represented in llama.cpp's {} architecture (only in its qwen3next: model_type "
+             "qwen3_next with mixture-of-experts layers)", c.has_linear_layers() ?
+             "linear-attention (Gated DeltaNet) layers" : "the attention output gate "
+             "(attn_output_gate)", t);
   LLM0_CHECK(c.position == PositionKind::Rope, "GGUF export: {} positions cannot be represented: "
              "llama.cpp's {} architecture uses RoPE", c.position == PositionKind::Learned ?
              "learned absolute" : "no (NoPE)", t);
@@ -177,6 +181,7 @@ void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& 
   g.add(a + "rope.freq_base", GgufValue::of_f32((float)c.rope_theta));
   g.add(a + "attention.layer_norm_rms_epsilon", GgufValue::of_f32((float)c.rms_norm_eps));
   add_gguf_moe_metadata(g, c, arch);
+  if (arch == "qwen3next") add_qwen3next_metadata(g, c);
 }
 
 // Tokens as byte-level strings (specials verbatim), merges as "left right", padding up to V.
@@ -243,7 +248,8 @@ size_t add_tensors(GgufWriter& g, const Model& model, const std::string& arch, G
   size_t numel = 0;
   for (const ParamInfo& p : model.params().params()) {
     const float* w = model.params().value(p.name);
-    if (add_gguf_moe_tensor(g, model, p, dtype)) {  // router, stacked experts, shared experts
+    if (add_gguf_moe_tensor(g, model, p, dtype) ||  // router, stacked experts, shared experts
+        (arch == "qwen3next" && add_qwen3next_tensor(g, model, p, dtype))) {
       numel += p.numel;
       continue;
     }

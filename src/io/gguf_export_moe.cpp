@@ -6,25 +6,31 @@
 namespace llm0 {
 
 void check_gguf_moe(const ModelConfig& c, const std::string& arch) {
-  LLM0_CHECK(arch != "qwen3moe" || c.moe.enabled(), "GGUF export: this qwen3_moe model has no "
-             "mixture-of-experts layer (num_experts 0, or every layer in mlp_only_layers), which "
-             "llama.cpp's qwen3moe cannot load: it is a dense Qwen3 model (model_type qwen3)");
+  const bool qwen = arch != "deepseek2";  // qwen3moe, qwen3next: experts on every layer
+  LLM0_CHECK(!qwen || c.moe.enabled(), "GGUF export: this {} model has no mixture-of-experts "
+             "layer (num_experts 0, or every layer in mlp_only_layers), which llama.cpp's {} "
+             "cannot load{}", c.model_type, arch, arch == "qwen3moe" ? ": it is a dense Qwen3 "
+             "model (model_type qwen3)" : " (every layer needs experts and the gated shared expert)");
   if (!c.moe.enabled()) return;
   const MoeConfig& m = c.moe;
   for (int il = 0; il < c.num_hidden_layers; ++il) {
-    const bool want = arch == "qwen3moe" || il >= m.first_k_dense_replace;
+    const bool want = qwen || il >= m.first_k_dense_replace;
     LLM0_CHECK((c.layer(il).ffn == FfnKind::Moe) == want, "GGUF export: layer {} is {}: "
                "llama.cpp's {} has experts on {}", il, want ? "dense" : "MoE", arch,
-               arch == "qwen3moe" ? "every layer (no mlp_only_layers, decoder_sparse_step 1)"
-                                  : "every layer from first_k_dense_replace on (moe_layer_freq 1)");
+               qwen ? "every layer (no mlp_only_layers, decoder_sparse_step 1)"
+                    : "every layer from first_k_dense_replace on (moe_layer_freq 1)");
   }
-  LLM0_CHECK(arch != "qwen3moe" || m.norm_topk_prob, "GGUF export: norm_topk_prob false cannot "
-             "be represented: llama.cpp's qwen3moe always renormalises the top-k weights");
+  LLM0_CHECK(!qwen || m.norm_topk_prob, "GGUF export: norm_topk_prob false cannot be "
+             "represented: llama.cpp's {} always renormalises the top-k weights", arch);
   LLM0_CHECK(m.topk_method != MoeTopk::GroupLimitedGreedy || m.n_group == 1, "GGUF export: "
              "group_limited_greedy cannot be represented: llama.cpp ranks a group by the sum of "
              "its two best scores (the noaux_tc rule), DeepSeek-V2 by its best");
-  LLM0_CHECK(!m.shared_expert_gate, "GGUF export: a gated shared expert (qwen2_moe) is not "
-             "exported");
+  if (arch == "qwen3next")
+    LLM0_CHECK(m.shared_expert_gate, "GGUF export: llama.cpp's qwen3next needs the gated shared "
+               "expert on every layer (shared_expert_intermediate_size > 0)");
+  else
+    LLM0_CHECK(!m.shared_expert_gate, "GGUF export: a gated shared expert ({}) is not exported "
+               "to llama.cpp's {} (only qwen3next has one)", c.model_type, arch);
 }
 
 void add_gguf_moe_metadata(GgufWriter& g, const ModelConfig& c, const std::string& arch) {
@@ -35,6 +41,8 @@ void add_gguf_moe_metadata(GgufWriter& g, const ModelConfig& c, const std::strin
   g.add(a + "expert_count", u32(m.num_experts));
   g.add(a + "expert_used_count", u32(m.num_experts_per_tok));
   g.add(a + "expert_feed_forward_length", u32(m.moe_intermediate_size));
+  if (arch == "qwen3next")
+    g.add(a + "expert_shared_feed_forward_length", u32(m.shared_expert_intermediate_size));
   if (arch != "deepseek2") return;
   g.add(a + "leading_dense_block_count", u32(m.first_k_dense_replace));
   g.add(a + "expert_shared_count", u32(m.n_shared_experts));
@@ -70,8 +78,10 @@ bool add_gguf_moe_tensor(GgufWriter& g, const Model& model, const ParamInfo& p, 
     g.add_tensor(blk + "ffn_gate_inp.weight", p.shape.dims, GgmlType::F32, w);  // as convert_hf_to_gguf
   } else if (rest == "gate.e_score_correction_bias") {
     g.add_tensor(blk + "exp_probs_b.bias", p.shape.dims, GgmlType::F32, w);
-  } else if (rest.rfind("shared_experts.", 0) == 0) {
-    const std::string tail = rest.substr(15);  // "gate_proj.weight", ...
+  } else if (rest == "shared_expert_gate.weight") {  // Qwen's gate [1, C], float32 as converted
+    g.add_tensor(blk + "ffn_gate_inp_shexp.weight", p.shape.dims, GgmlType::F32, w);
+  } else if (rest.rfind("shared_expert", 0) == 0) {  // Qwen's shared_expert., DeepSeek's shared_experts.
+    const std::string tail = rest.substr(rest.find('.') + 1);  // "gate_proj.weight", ...
     const std::string proj = tail.substr(0, tail.find('_'));
     g.add_tensor(blk + "ffn_" + proj + "_shexp.weight", p.shape.dims, dtype, w);
   } else if (rest == "experts.0.gate_proj.weight") {  // the three stacks, once per layer

@@ -53,22 +53,22 @@ struct ChunkView {
 // chunk length and head dims; grown once per thread.
 struct ChunkBuf {
   int Lmax, dk, dv, dx;  // dx = dk + dv: the joint right-hand side [K-part | V-part]
-  float *gam, *G, *KK, *QK, *A, *Tm, *P, *Y, *X, *U, *Qe, *Kd;
+  float *gam, *eg, *ieg, *G, *KK, *QK, *A, *Tm, *P, *X, *U, *PU, *Qe, *Kd;
   float *dgam, *dQe, *dP, *dU, *dX, *dY, *dA, *Bm, *Cm, *dKd, *dS0, *dS;
 
   ChunkBuf(const GatedDeltaDims& d, bool backward) {
     static thread_local std::vector<float> store;
     Lmax = d.chunk, dk = d.dk, dv = d.dv, dx = d.dk + d.dv;
     const size_t L = Lmax, LL = L * L;
-    const size_t fwd = L + 6 * LL + 2 * L * dx + L * dv + 2 * L * dk;
+    const size_t fwd = 3 * L + 6 * LL + L * dx + 2 * L * dv + 2 * L * dk;
     const size_t bwd = L + 5 * LL + 2 * L * dk + L * dv + 2 * L * dx + 2 * (size_t)dk * dv;
     const size_t n = fwd + (backward ? bwd : 0);
     if (store.size() < n) store.resize(n);
     float* p = store.data();
     auto take = [&p](size_t m) { float* r = p; p += m; return r; };
-    gam = take(L), G = take(LL), KK = take(LL), QK = take(LL), A = take(LL), Tm = take(LL);
-    P = take(LL);
-    Y = take(L * dx), X = take(L * dx), U = take(L * dv), Qe = take(L * dk), Kd = take(L * dk);
+    gam = take(L), eg = take(L), ieg = take(L);
+    G = take(LL), KK = take(LL), QK = take(LL), A = take(LL), Tm = take(LL), P = take(LL);
+    X = take(L * dx), U = take(L * dv), PU = take(L * dv), Qe = take(L * dk), Kd = take(L * dk);
     if (!backward) return;
     dgam = take(L), dQe = take(L * dk), dP = take(LL), dU = take(L * dv), dX = take(L * dx);
     dY = take(L * dx), dA = take(LL), Bm = take(LL), Cm = take(LL), dKd = take(L * dk);
@@ -76,17 +76,40 @@ struct ChunkBuf {
   }
 };
 
-// Forward quantities of chunk c given its start state S0 [dk, dv]: γ, G = (e^{γ_t − γ_s})_{s ≤ t},
-// KKᵀ, QKᵀ, A, 𝒯, Y, X = 𝒯Y
-// (W = X[:, :dk], Ũ = X[:, dk:]), U = Ũ − W S0, Qe = e^γ ⊙ Q, Kd = e^{γ_L − γ} ⊙ K, P.
+// The key head's products of chunk c, shared by its r value heads: KKᵀ (lower triangle, ssyrk)
+// and QKᵀ.
+void chunk_products(ChunkBuf& b, const ChunkView& c) {
+  const int L = c.L, Lm = b.Lmax, dk = b.dk;
+  cblas_ssyrk(CblasRowMajor, CblasLower, CblasNoTrans, L, dk, 1.0f, c.k, c.qs, 0.0f, b.KK, Lm);
+  gemm(false, true, L, L, dk, 1.0f, c.q, c.qs, c.k, c.qs, 0.0f, b.QK, Lm);  // [L, L]
+}
+
+// Decays of chunk c: γ = cumsum(g), e^γ, e^{−γ} and G = (e^{γ_t − γ_s})_{s ≤ t}. While |γ| ≤ 40
+// G_ts = e^{γ_t}·e^{−γ_s} (2·L exps; both factors and the product stay normal floats), else one
+// exp per visible pair.
+void chunk_decays(ChunkBuf& b, const ChunkView& c) {
+  const int L = c.L, Lm = b.Lmax;
+  float acc = 0, span = 0;
+  for (int t = 0; t < L; ++t) {
+    b.gam[t] = acc += c.g[(size_t)t * c.gs];
+    span = std::max(span, std::fabs(acc));
+    b.eg[t] = std::exp(acc), b.ieg[t] = std::exp(-acc);
+  }
+  const bool factor = span <= 40.0f;
+  for (int t = 0; t < L; ++t) {
+    float* Gt = b.G + (size_t)t * Lm;
+    for (int s = 0; s <= t; ++s)
+      Gt[s] = factor ? b.eg[t] * b.ieg[s] : std::exp(b.gam[t] - b.gam[s]);
+    std::fill(Gt + t + 1, Gt + L, 0.0f);
+  }
+}
+
+// Forward quantities of chunk c given its start state S0 [dk, dv] and chunk_products: γ, G, A, 𝒯,
+// X = 𝒯Y (W = X[:, :dk], Ũ = X[:, dk:]), U = Ũ − W S0, Qe = e^γ ⊙ Q, Kd = e^{γ_L − γ} ⊙ K, P.
 void chunk_prepare(ChunkBuf& b, const ChunkView& c, const float* S0) {
   const int L = c.L, Lm = b.Lmax, dk = b.dk, dv = b.dv, dx = b.dx;
-  float acc = 0;
-  for (int t = 0; t < L; ++t) b.gam[t] = acc += c.g[(size_t)t * c.gs];
-  for (int t = 0; t < L; ++t)  // one exp per visible pair, shared by A, P and the backward
-    for (int s = 0; s < L; ++s) b.G[(size_t)t * Lm + s] = s <= t ? std::exp(b.gam[t] - b.gam[s]) : 0.0f;
-  gemm(false, true, L, L, dk, 1.0f, c.k, c.qs, c.k, c.qs, 0.0f, b.KK, Lm);  // [L, L]
-  gemm(false, true, L, L, dk, 1.0f, c.q, c.qs, c.k, c.qs, 0.0f, b.QK, Lm);  // [L, L]
+  chunk_decays(b, c);
+  const float gL = b.gam[L - 1];
   for (int t = 0; t < L; ++t) {
     const float bt = c.beta[(size_t)t * c.gs];
     float* Trow = b.Tm + (size_t)t * Lm;  // 𝒯_t = e_t − Σ_{s<t} A_ts 𝒯_s (unit lower triangular)
@@ -98,10 +121,10 @@ void chunk_prepare(ChunkBuf& b, const ChunkView& c, const float* S0) {
       const float* Ts = b.Tm + (size_t)s * Lm;
       for (int j = 0; j <= s; ++j) Trow[j] -= a * Ts[j];
     }
-    const float eg = std::exp(b.gam[t]), eL = std::exp(b.gam[L - 1] - b.gam[t]);
+    const float eg = b.eg[t], eL = std::exp(gL - b.gam[t]);
     const float *qt = c.q + (size_t)t * c.qs, *kt = c.k + (size_t)t * c.qs;
     const float* vt = c.v + (size_t)t * c.vs;
-    float* Yt = b.Y + (size_t)t * dx;
+    float* Yt = b.X + (size_t)t * dx;  // Y, made X in place below
     for (int i = 0; i < dk; ++i) {
       Yt[i] = bt * eg * kt[i];
       b.Qe[(size_t)t * dk + i] = eg * qt[i];
@@ -111,7 +134,8 @@ void chunk_prepare(ChunkBuf& b, const ChunkView& c, const float* S0) {
     float* Pt = b.P + (size_t)t * Lm;
     for (int s = 0; s < L; ++s) Pt[s] = b.G[(size_t)t * Lm + s] * b.QK[(size_t)t * Lm + s];
   }
-  gemm(false, false, L, dx, L, 1.0f, b.Tm, Lm, b.Y, dx, 0.0f, b.X, dx);  // X = 𝒯 Y
+  cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasUnit, L, dx, 1.0f, b.Tm,
+              Lm, b.X, dx);  // X = 𝒯 Y
   for (int t = 0; t < L; ++t)
     std::memcpy(b.U + (size_t)t * dv, b.X + (size_t)t * dx + dk, dv * sizeof(float));
   gemm(false, false, L, dv, dk, -1.0f, b.X, dx, S0, dv, 1.0f, b.U, dv);  // U = Ũ − W S0
@@ -174,23 +198,31 @@ void gated_delta_chunked(float* o, float* state, float* chunk_states, const floa
                          const float* k, const float* v, const float* g, const float* beta,
                          const GatedDeltaDims& d) {
   check_dims(d);
-  const int dk = d.dk, dv = d.dv, nc = d.n_chunks();
-#pragma omp parallel for schedule(static) if (d.B * d.nv > 1)
-  for (int bh = 0; bh < d.B * d.nv; ++bh) {
-    const int b = bh / d.nv, h = bh % d.nv;
+  const int r = d.nv / d.nk, dk = d.dk, dv = d.dv, nc = d.n_chunks();
+  // One thread per (sequence, key head): its r value heads share the chunk's KKᵀ and QKᵀ.
+#pragma omp parallel for schedule(static) if (d.B * d.nk > 1)
+  for (int bk = 0; bk < d.B * d.nk; ++bk) {
+    const int b = bk / d.nk, kh = bk % d.nk;
     ChunkBuf buf(d, false);
-    float* S = state + (size_t)bh * dk * dv;  // [dk, dv]
     for (int c = 0; c < nc; ++c) {
-      if (chunk_states)
-        std::memcpy(chunk_states + ((size_t)bh * nc + c) * dk * dv, S,
-                    (size_t)dk * dv * sizeof(float));
-      const ChunkView cv = chunk_view(q, k, v, g, beta, d, b, h, c);
-      chunk_prepare(buf, cv, S);
-      float* oc = o + (((size_t)b * d.T + (size_t)c * d.chunk) * d.nv + h) * dv;
-      gemm(false, false, cv.L, dv, dk, 1.0f, buf.Qe, dk, S, dv, 0.0f, oc, cv.vs);  // Qe S0
-      gemm(false, false, cv.L, dv, cv.L, 1.0f, buf.P, buf.Lmax, buf.U, dv, 1.0f, oc, cv.vs);
-      const float eL = std::exp(buf.gam[cv.L - 1]);  // S ← e^{γ_L} S0 + Kdᵀ U
-      gemm(true, false, dk, dv, cv.L, 1.0f, buf.Kd, dk, buf.U, dv, eL, S, dv);
+      chunk_products(buf, chunk_view(q, k, v, g, beta, d, b, kh * r, c));
+      for (int h = kh * r; h < kh * r + r; ++h) {
+        const size_t bh = (size_t)b * d.nv + h;
+        float* S = state + bh * dk * dv;  // [dk, dv]
+        if (chunk_states)
+          std::memcpy(chunk_states + (bh * nc + c) * dk * dv, S, (size_t)dk * dv * sizeof(float));
+        const ChunkView cv = chunk_view(q, k, v, g, beta, d, b, h, c);
+        chunk_prepare(buf, cv, S);
+        // O = P U + Qe S0 (P lower triangular: strmm on a copy of U), then S ← e^{γ_L} S0 + Kdᵀ U.
+        std::memcpy(buf.PU, buf.U, (size_t)cv.L * dv * sizeof(float));
+        cblas_strmm(CblasRowMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, cv.L, dv,
+                    1.0f, buf.P, buf.Lmax, buf.PU, dv);
+        gemm(false, false, cv.L, dv, dk, 1.0f, buf.Qe, dk, S, dv, 1.0f, buf.PU, dv);
+        float* oc = o + (((size_t)b * d.T + (size_t)c * d.chunk) * d.nv + h) * dv;
+        for (int t = 0; t < cv.L; ++t)
+          std::memcpy(oc + (size_t)t * cv.vs, buf.PU + (size_t)t * dv, dv * sizeof(float));
+        gemm(true, false, dk, dv, cv.L, 1.0f, buf.Kd, dk, buf.U, dv, buf.eg[cv.L - 1], S, dv);
+      }
     }
   }
 }
@@ -211,7 +243,7 @@ void chunk_backward(ChunkBuf& b, const ChunkView& c, const float* S0, const floa
   gemm(false, true, L, L, dv, 1.0f, doc, c.vs, b.U, dv, 0.0f, b.dP, Lm);
   gemm(true, false, L, dv, L, 1.0f, b.P, Lm, doc, c.vs, 0.0f, b.dU, dv);
   // S_L = e^{γ_L} S0 + Kdᵀ U.
-  const float eL = std::exp(b.gam[L - 1]);
+  const float eL = b.eg[L - 1];
   float dgL = 0;
   for (size_t i = 0; i < SS; ++i) {
     dgL += S0[i] * b.dS[i];
@@ -308,6 +340,7 @@ void gated_delta_chunked_backward(float* dq, float* dk, float* dv, float* dg, fl
       for (int c = nc - 1; c >= 0; --c) {
         const float* S0 = chunk_states + (bh * nc + c) * SS;
         const ChunkView cv = chunk_view(q, k, v, g, beta, d, b, h, c);
+        chunk_products(buf, cv);
         chunk_prepare(buf, cv, S0);
         const size_t row = (size_t)b * d.T + (size_t)c * d.chunk;
         chunk_backward(buf, cv, S0, do_ + (row * d.nv + h) * d.dv,

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # ctest peer_llamacpp_parity: llm0 against llama.cpp (node-llama-cpp's prebuilt CPU build in
 # bench/peers) on exported GGUF files — llm0-small (llama), llm0-small-mla (deepseek2: MLA) and
-# mixture-of-experts variants (qwen3moe; deepseek2 with V3 noaux_tc routing) —
-# the same greedy ids and first-step log-probabilities within 1e-4 (scripts/parity_llamacpp.sh);
+# mixture-of-experts variants (qwen3moe; deepseek2 with V3 noaux_tc routing) and
+# configs/llm0-small-hybrid-moe.json (qwen3next: Gated DeltaNet 3 : 1 gated attention, MoE with the
+# gated shared expert) — the same greedy ids and first-step log-probabilities within 1e-4
+# (scripts/parity_llamacpp.sh; on the hybrid, llm0 is 6.5e-5 and llama.cpp 1.5e-5 from a float64
+# PyTorch-twin evaluation of the same weights, so 1e-4 bounds float32 rounding on both sides);
 # then BF16: llm0-small and the 30M model converted to BF16, llm0's BF16 weights against llama.cpp's
 # float32 run of the same rounded weights (identical greedy ids, log-probabilities within 1e-4),
 # the same BF16 GGUF in llama.cpp's BF16 kernels reported (they round activations to BF16 and move
@@ -16,7 +19,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v node >/dev/null && command -v npm >/dev/null || { echo "skipped: node/npm not found"; exit 77; }
 "$ROOT/scripts/peers_npm_install.sh" || { echo "skipped: npm install of node-llama-cpp failed"; exit 77; }
-LLM0=$1 MODELS="small small-mla small-qwen3moe small-deepseekmoe" N=${N:-32} THREADS=1 "$ROOT/scripts/parity_llamacpp.sh" || exit 1
+LLM0=$1 MODELS="small small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe" N=${N:-32} THREADS=1 "$ROOT/scripts/parity_llamacpp.sh" || exit 1
 LLM0=$1 MODELS="small 30m" N=${N:-32} THREADS=1 DTYPE=bf16 TOL=3e-1 BF16_STRICT=0 \
   "$ROOT/scripts/parity_llamacpp.sh" || exit 1
 TRAINED=${LLM0_TRAINED_MODEL:-$ROOT/runs/small/checkpoint}

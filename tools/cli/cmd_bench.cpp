@@ -9,7 +9,7 @@
 //     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
 //     warm-up. Reports the weight bytes read per decoded token and the decode bound from a
 //     measured memory-read bandwidth (bytes/s ÷ bytes per token).
-//   bench context --config C.json [--contexts 512,4096,16384 --decode-tokens 32]
+//   bench context --config C.json | --model DIR [--contexts 512,4096,16384 --decode-tokens 32]
 //     for each context n, from an empty cache: prefill n tokens (seconds, q·k scores), then decode
 //     G tokens (seconds per token, and per token the q·k scores and cached K/V bytes the attention
 //     read, from the engine's counters): how decode cost grows with context, full attention vs
@@ -127,17 +127,20 @@ double mean_rate(int repeats, int tokens, F fn) {
   return total / repeats;
 }
 
+/// The checkpoint at `model_dir`, or random weights (seed 1) of `config`: exactly one given.
+std::unique_ptr<Model> bench_model(const std::string& model_dir, const std::string& config,
+                                   DType* stored) {
+  LLM0_CHECK(model_dir.empty() != config.empty(), "give exactly one of --model DIR or --config C.json");
+  if (!model_dir.empty()) return load_model(resolve_checkpoint_dir(model_dir), stored);
+  auto model = std::make_unique<Model>(ModelConfig::from_file(config));
+  init_weights(*model, 1);
+  return model;
+}
+
 /// Prefill (ppP) and decode (tgG) tokens/s from an empty cache, as llama-bench times them.
 void run_bench_generate(const GenBenchArgs& a) {
-  LLM0_CHECK(a.model.empty() != a.config.empty(), "give exactly one of --model DIR or --config C.json");
-  std::unique_ptr<Model> model;
   DType stored = DType::F32;
-  if (!a.model.empty()) {
-    model = load_model(resolve_checkpoint_dir(a.model), &stored);
-  } else {
-    model = std::make_unique<Model>(ModelConfig::from_file(a.config));
-    init_weights(*model, 1);
-  }
+  std::unique_ptr<Model> model = bench_model(a.model, a.config, &stored);
   model->set_mla_decode(a.mla_form);
   apply_infer_dtypes(*model, a.dtypes, stored);
   const ModelConfig& cfg = model->config();
@@ -187,7 +190,7 @@ void run_bench_generate(const GenBenchArgs& a) {
 }
 
 struct ContextBenchArgs {
-  std::string config;
+  std::string config, model;
   std::vector<int> contexts{512, 4096, 16384};
   int decode_tokens = 32;
   MlaDecode mla_form = MlaDecode::Absorbed;
@@ -196,8 +199,9 @@ struct ContextBenchArgs {
 
 /// Prefill n tokens, then decode G more, per context n; counters read from the engine.
 void run_bench_context(const ContextBenchArgs& a) {
-  Model model(ModelConfig::from_file(a.config));
-  init_weights(model, 1);
+  const std::unique_ptr<Model> owned = bench_model(a.model, a.config, nullptr);
+  Model& model = *owned;
+  const std::string source = a.model.empty() ? a.config : a.model;
   model.set_mla_decode(a.mla_form);
   const ModelConfig& cfg = model.config();
   const int V = cfg.vocab_size, G = a.decode_tokens;
@@ -212,7 +216,7 @@ void run_bench_context(const ContextBenchArgs& a) {
   for (int n : a.contexts) {
     LLM0_CHECK(n > 0 && (long)n + G <= cfg.max_position_embeddings,
                "context {} + {} decoded tokens exceed max_position_embeddings {} of {}", n, G,
-               cfg.max_position_embeddings, a.config);
+               cfg.max_position_embeddings, source);
     std::vector<int> prompt((size_t)n);
     for (int i = 0; i < n; ++i) prompt[(size_t)i] = (i * 37 + 11) % V;
     std::vector<float> logits((size_t)V);
@@ -240,7 +244,7 @@ void run_bench_context(const ContextBenchArgs& a) {
                     {"decode_attention_macs_per_token", (double)dec.attn_macs / G},
                     {"cache_bytes_at_end", cache.bytes_in_use()}});
   }
-  nlohmann::json j = {{"engine", "llm0"}, {"bench", "context"}, {"config", a.config},
+  nlohmann::json j = {{"engine", "llm0"}, {"bench", "context"}, {"config", source},
                       {"threads", num_threads()}, {"sliding_window", cfg.sliding_window},
                       {"mla_decode", a.mla_form == MlaDecode::Absorbed ? "absorbed" : "expanded"},
                       {"decode_tokens", G}, {"contexts", rows}};
@@ -249,7 +253,7 @@ void run_bench_context(const ContextBenchArgs& a) {
     return;
   }
   std::printf("%s (sliding_window %d), %d threads, %d decoded tokens per context\n",
-              a.config.c_str(), cfg.sliding_window, num_threads(), G);
+              source.c_str(), cfg.sliding_window, num_threads(), G);
   std::printf("%9s %11s %15s %14s %13s %15s %15s %14s\n", "context", "prefill s", "prefill q·k",
               "decode ms/tok", "q·k per tok", "KV read B/tok", "attn MAC/tok", "cache bytes");
   for (const auto& r : rows)
@@ -297,7 +301,8 @@ void register_bench(CLI::App& app) {
 
   auto* ctx = bench->add_subcommand("context", "Decode cost per token as the context grows (full vs sliding layers)");
   static ContextBenchArgs c;
-  ctx->add_option("--config", c.config, "Model config.json (random init)")->required();
+  ctx->add_option("--config", c.config, "Model config.json (random init)");
+  ctx->add_option("--model", c.model, "Checkpoint directory (instead of --config)");
   add_positive_list_option(ctx, "--contexts", c.contexts, "Contexts to measure, e.g. 512,4096,16384");
   ctx->add_option("--decode-tokens", c.decode_tokens, "Tokens decoded after each prefill")
       ->check(positive_check());

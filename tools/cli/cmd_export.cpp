@@ -1,6 +1,7 @@
 // `llm0 export gguf --model DIR --output FILE.gguf [--dtype f32|f16|bf16]`: a checkpoint as a GGUF v3
-// file for llama.cpp (architectures llama and qwen3; see src/io/gguf_export.h). The file appears
-// only when complete; models llama.cpp cannot represent are refused with the feature named.
+// file for llama.cpp (architectures llama, qwen3, qwen3moe, qwen3next and deepseek2; see
+// src/io/gguf_export.h). The file appears only when complete; models llama.cpp cannot represent
+// are refused with the feature named.
 #include <cstdio>
 #include <string>
 
@@ -13,7 +14,7 @@ namespace llm0::cli {
 void register_export(CLI::App& app) {
   auto* cmd = app.add_subcommand("export", "Export a checkpoint to another format");
   cmd->require_subcommand(1);
-  auto* gguf = cmd->add_subcommand("gguf", "Write a GGUF file for llama.cpp (llama and qwen3 architectures)");
+  auto* gguf = cmd->add_subcommand("gguf", "Write a GGUF file for llama.cpp (llama, qwen3, qwen3moe, qwen3next, deepseek2)");
   static std::string model_dir, output, dtype = "f32";
   gguf->add_option("--model", model_dir, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
   gguf->add_option("--output", output, "GGUF file to write")->required();
