@@ -11,7 +11,10 @@
 #   prefix cache time to first token of a request whose 1,000-token prefix is cached vs new
 #                (~30M preset, max_tokens 1), llm0 (prefix cache) and llama-server (cache_prompt).
 # Prints a markdown table (bench/serve/bench_serve.mjs is the client). KV caches: llm0 f32,
-# llama-server its default F16 (it offers no F32 one).
+# llama-server its default F16 (it offers no F32 one). The random models' lm_head rows of tokens
+# that are not complete UTF-8 are zeroed (bench/serve/mask_partial_utf8.mjs): llama-server refuses
+# a completion whose text is not valid UTF-8. Requests set ignore_eos, so every stream generates
+# MAX_TOKENS tokens in both servers; the first greedy text of each model is compared.
 #
 #   scripts/bench_serve.sh
 # Environment: BUILD (default build), THREADS (1), REPS (3), STREAMS ("1 4 8 16"), MODELS
@@ -54,6 +57,7 @@ for m in $MODELS; do
   [ -n "${CONFIG[$m]:-}" ] || die "unknown model $m (10m or 30m)"
   "$LLM0" init --config "${CONFIG[$m]}" --seed 1 --output "$WORK/$m" --overwrite >/dev/null
   cp "$TOKENIZER" "$WORK/$m/tokenizer.json"
+  node "$ROOT/bench/serve/mask_partial_utf8.mjs" "$WORK/$m" >/dev/null  # llama-server needs UTF-8 text
   "$LLM0" export gguf --model "$WORK/$m" --output "$WORK/$m.gguf" --dtype f32 >/dev/null
 done
 context() { sed -n 's/.*"max_position_embeddings": *\([0-9]*\).*/\1/p' "${CONFIG[$1]}"; }
@@ -94,6 +98,12 @@ for m in $MODELS; do
     start_llm0 "$m" "$n"; L_URL=$URL; L_PID=$LPID
     start_llama "$m" "$n"; P_URL=$URL; P_PID=$PPID_
     lt=(); pt=(); lf=(); pf=(); ratios=()
+    if [ -z "$one" ]; then  # the same weights, the same greedy text (a sanity check of the setup)
+      q='{"prompt": [300, 400, 500, 600, 700], "max_tokens": 24, "temperature": 0, "ignore_eos": true}'
+      tl=$(curl -s "$L_URL/v1/completions" -H 'Content-Type: application/json' -d "$q" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(JSON.parse(s).choices[0].text)))')
+      tp=$(curl -s "$P_URL/v1/completions" -H 'Content-Type: application/json' -d "$q" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.stringify(JSON.parse(s).choices[0].text)))')
+      [ "$tl" = "$tp" ] && log "$m: the same greedy text from both servers" || log "$m: greedy texts differ: llm0 $tl, llama-server $tp"
+    fi
     node "$CLIENT" throughput "$L_URL" "$n" "$PROMPT_LEN" 8 "$VOCAB" 99 >/dev/null  # warm-up
     node "$CLIENT" throughput "$P_URL" "$n" "$PROMPT_LEN" 8 "$VOCAB" 99 >/dev/null
     for r in $(seq 1 "$REPS"); do

@@ -75,6 +75,7 @@ TEST(ServeProtocol, EveryMalformedRequestGetsItsStatusCodeAndParam) {
       {C, R"({"prompt": "a", "presence_penalty": 0.5})", 400, "invalid_value", "presence_penalty"},
       {C, R"({"prompt": "a", "logit_bias": {"5": 1}})", 400, "invalid_value", "logit_bias"},
       {C, R"({"prompt": "a", "frobnicate": 1})", 400, "unknown_field", "frobnicate"},
+      {C, R"({"prompt": "a", "ignore_eos": 1})", 400, "invalid_type", "ignore_eos"},
       {C, R"({"prompt": "a", "messages": []})", 400, "unknown_field", "messages"},  // a chat field
       {H, R"({"prompt": "a"})", 400, "unknown_field", "prompt"},
       {H, R"({})", 400, "invalid_value", "messages"},
@@ -110,7 +111,7 @@ TEST(ServeProtocol, ParsesEveryFieldOfACompletion) {
           "top_k": 40, "min_p": 0.05, "repetition_penalty": 1.1, "seed": 18446744073709551615,
           "stop": ["\n", "END"], "stream": true, "stream_options": {"include_usage": true},
           "logprobs": 3, "n": 1, "user": "u", "echo": false, "frequency_penalty": 0,
-          "logit_bias": {}, "suffix": null})",
+          "logit_bias": {}, "suffix": null, "ignore_eos": true})",
       Endpoint::completions);
   EXPECT_EQ(r.model, "m");
   EXPECT_EQ(r.prompt, "Hello");
@@ -127,6 +128,7 @@ TEST(ServeProtocol, ParsesEveryFieldOfACompletion) {
   EXPECT_TRUE(r.stream);
   EXPECT_TRUE(r.include_usage);
   EXPECT_EQ(r.logprobs, 3);
+  EXPECT_TRUE(r.ignore_eos);
 }
 
 TEST(ServeProtocol, PromptIdsNullsAndDefaults) {

@@ -2,6 +2,8 @@
 #include "serve/http_server.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <atomic>
 #include <chrono>
@@ -179,6 +181,15 @@ HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer
   const int threads = std::max(1, options.threads);
   h.new_task_queue = [threads] { return new httplib::ThreadPool((size_t)threads); };
   h.set_payload_max_length(options.max_body_bytes);
+  // SO_REUSEADDR (a restart may bind while old connections linger) but not httplib's default
+  // SO_REUSEPORT, which would let a second server bind the same port silently; TCP_NODELAY on
+  // the listening socket (accepted sockets inherit it on Linux): a streamed chunk goes out at once
+  // instead of waiting for the ACK of the previous one (Nagle + delayed ACK).
+  h.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+  });
   h.set_read_timeout(options.read_timeout_s, 0);
   // An idle keep-alive connection (and one whose request failed to arrive) is closed after this.
   h.set_keep_alive_timeout(std::min(5, options.read_timeout_s));

@@ -183,7 +183,7 @@ const std::set<std::string>& known_fields(Endpoint e) {
   static const std::set<std::string> common{
       "model", "max_tokens", "temperature", "top_p", "top_k", "min_p", "repetition_penalty",
       "seed", "stop", "stream", "stream_options", "logprobs", "n", "presence_penalty",
-      "frequency_penalty", "logit_bias", "user", "metadata", "store"};
+      "frequency_penalty", "logit_bias", "user", "metadata", "store", "ignore_eos"};
   static const std::set<std::string> completions = [] {
     std::set<std::string> s = common;
     s.insert({"prompt", "echo", "best_of", "suffix"});
@@ -242,6 +242,7 @@ CompletionRequest parse_request(std::string_view text, Endpoint endpoint) {
     }
   }
   parse_logprobs(body, r);
+  if (const json* v = field(body, "ignore_eos")) r.ignore_eos = boolean(*v, "ignore_eos");
   return r;
 }
 

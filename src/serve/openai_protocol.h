@@ -38,6 +38,8 @@ struct CompletionRequest {
   int logprobs = -1;                 // -1 = none; n >= 0: log-prob of each chosen token and the
                                      // n most likely alternatives (completions: logprobs = n;
                                      // chat: logprobs = true, top_logprobs = n)
+  bool ignore_eos = false;           // vLLM / llama.cpp extension: <|endoftext|> does not end the
+                                     // text (benchmarks generate exactly max_tokens)
 };
 
 /// Most alternatives per token that logprobs / top_logprobs may ask for.
@@ -51,7 +53,8 @@ constexpr int kMaxStopStrings = 16;
 /// min_p outside [0, 1], repetition_penalty <= 0 or > 10, a negative seed, logprobs outside
 /// [0, 20]); an empty stop string or more than 16; a missing prompt / messages, an empty prompt
 /// array or message list, a message without a known role or text content; n, best_of other than
-/// 1, echo true, a non-zero presence/frequency penalty or a logit_bias (not supported); and any
+/// 1, echo true, a non-zero presence/frequency penalty or a logit_bias (not supported); a
+/// non-boolean ignore_eos; and any
 /// field the endpoint does not know ("Unrecognized request argument supplied: NAME", as OpenAI).
 CompletionRequest parse_request(std::string_view body, Endpoint endpoint);
 

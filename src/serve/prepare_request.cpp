@@ -57,6 +57,7 @@ ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
   s.stop = r.stop;
   if (r.endpoint == Endpoint::chat_completions) s.stop.push_back(kPlainTemplateStop);
   s.logprobs = r.logprobs;
+  s.ignore_eos = r.ignore_eos;
   return s;
 }
 

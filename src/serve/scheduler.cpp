@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "core/threads.h"
 #include "infer/generator.h"  // endoftext_id
 #include "infer/text_stream.h"
 #include "serve/api_error.h"
@@ -41,7 +42,13 @@ Scheduler::Scheduler(BatchEngine& engine, const Model& model, const Tokenizer& t
       context_(model.config().max_position_embeddings), eos_(endoftext_id(tokenizer)) {
   logits_.resize((size_t)opt_.max_batch * (size_t)vocab_model_);
   metrics_.pages_total = engine_.pages_total();
-  thread_ = std::thread([this] { loop(); });
+  // OpenMP's thread count is per thread: the scheduler thread takes the constructing thread's
+  // (llm0 serve --threads), not the all-cores default.
+  const int threads = num_threads();
+  thread_ = std::thread([this, threads] {
+    set_num_threads(threads);
+    loop();
+  });
 }
 
 Scheduler::~Scheduler() { shutdown(); }
@@ -168,7 +175,7 @@ void Scheduler::sample(Sequence& s, float* logits) {
     s.sampled_any = true;
     metrics_.time_to_first_token.observe(std::chrono::duration<double>(Clock::now() - s.arrival).count());
   }
-  if (token == eos_) {
+  if (token == eos_ && !s.req.ignore_eos) {
     std::string rest;
     s.text.finish(rest);
     s.out->publish(rest, nullptr);

@@ -37,11 +37,13 @@ struct ServeRequest {
   SamplerConfig sampler;
   std::vector<std::string> stop;   // non-empty stop strings
   int logprobs = -1;               // -1 none, else top-n alternatives per token
+  bool ignore_eos = false;         // <|endoftext|> is generated like any other token
 };
 
 class Scheduler {
  public:
-  /// Starts the scheduler thread. `engine`, `tokenizer` and `metrics` must outlive it.
+  /// Starts the scheduler thread, with as many OpenMP / OpenBLAS threads as the calling thread
+  /// has (llm0::num_threads()). `engine`, `tokenizer` and `metrics` must outlive it.
   /// Sampling covers ids [0, min(model vocab_size, tokenizer vocab_size)); the <|endoftext|>
   /// token (if the tokenizer has one) ends a sequence with finish_reason "stop".
   Scheduler(BatchEngine& engine, const Model& model, const Tokenizer& tokenizer, Metrics& metrics,

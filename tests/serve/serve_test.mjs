@@ -92,6 +92,16 @@ test("completion equals llm0 generate", async () => {
   assert.equal(ids.choices[0].text, ref.text);
 });
 
+test("ignore_eos generates exactly max_tokens", async () => {
+  const ref = generate("The cat", 60);  // this model's greedy text ends at <|endoftext|> here
+  const r = await post("/v1/completions", {prompt: "The cat", max_tokens: 60, temperature: 0, ignore_eos: true});
+  assert.equal(r.status, 200);
+  assert.equal(r.body.usage.completion_tokens, 60);
+  assert.equal(r.body.choices[0].finish_reason, "length");
+  assert.ok(r.body.choices[0].text.startsWith(ref.text));
+  if (ref.stop_reason === "eos") assert.ok(r.body.choices[0].text.length > ref.text.length);
+});
+
 test("streamed chat completion equals the whole response", async () => {
   const messages = [{role: "system", content: "Answer briefly."}, {role: "user", content: "Where did the dog run?"}];
   const whole = await client.chat.completions.create({model: MODEL, messages, max_tokens: 20, temperature: 0});
