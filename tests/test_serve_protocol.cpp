@@ -222,6 +222,11 @@ TEST_F(ServePrepare, DefaultsTemplateAndEmptyPrompt) {
   EXPECT_EQ(s.max_tokens, N - (int)s.prompt.size());  // chat: the rest of the context
   EXPECT_EQ(s.stop, std::vector<std::string>{kPlainTemplateStop});
   EXPECT_EQ(s.sampler.seed, 5u);
+  ServedModel small = served();
+  small.pages_total = 10;  // 40 tokens: chat's default stops where the pool ends
+  s = prepare_request(parse_request(R"({"messages": [{"role": "user", "content": "ab"}]})",
+                                    Endpoint::chat_completions), small);
+  EXPECT_EQ(s.max_tokens, 40 - (int)s.prompt.size());
 }
 
 TEST(ServeLogprobs, MatchTheSoftmaxAndSortTopTokens) {

@@ -13,13 +13,7 @@ namespace {
 std::vector<int> prompt_tokens(const CompletionRequest& r, const ServedModel& m) {
   const Tokenizer& tok = *m.tokenizer;
   if (r.endpoint == Endpoint::chat_completions) return tok.encode(render_plain_chat(r.messages));
-  if (r.prompt_is_ids) {
-    for (size_t i = 0; i < r.prompt_ids.size(); ++i)
-      if (r.prompt_ids[i] >= m.config->vocab_size)
-        throw ApiError(400, format("prompt token id {} at position {} is outside the model's vocab_size={}",
-                                   r.prompt_ids[i], i, m.config->vocab_size), "prompt");
-    return r.prompt_ids;
-  }
+  if (r.prompt_is_ids) return r.prompt_ids;
   if (!r.prompt.empty()) return tok.encode(r.prompt);
   const int eos = endoftext_id(tok);  // a new text, as training puts <|endoftext|> before each
   if (eos < 0) throw ApiError(400, "the prompt is empty and the tokenizer has no <|endoftext|> to start from", "prompt");
@@ -34,6 +28,11 @@ ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
   ServeRequest s;
   s.prompt = prompt_tokens(r, m);
   const int P = (int)s.prompt.size(), N = m.config->max_position_embeddings;
+  for (int i = 0; i < P; ++i)  // ids given, or a tokenizer larger than the model's vocabulary
+    if (s.prompt[(size_t)i] >= m.config->vocab_size)
+      throw ApiError(400, format("prompt token id {} at position {} is outside the model's vocab_size={}",
+                                 s.prompt[(size_t)i], i, m.config->vocab_size),
+                     r.endpoint == Endpoint::chat_completions ? "messages" : "prompt");
   if (P >= N)
     throw ApiError(400, format("This model's maximum context length is {} tokens; the prompt has {} "
                                "(no room for a generated token)", N, P),
@@ -44,7 +43,9 @@ ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
                                "{} tokens ({} in the prompt, {} for the completion)",
                                N, (long long)P + r.max_tokens, P, r.max_tokens),
                    "max_tokens", "invalid_request_error", "context_length_exceeded");
-  const int fallback = r.endpoint == Endpoint::completions ? 16 : N - P;
+  // Chat's default: the rest of the context, or of what the whole pool holds if that is less.
+  const long long pool_tokens = (long long)m.pages_total * m.page_size;
+  const int fallback = r.endpoint == Endpoint::completions ? 16 : (int)std::max(1LL, std::min<long long>(N, pool_tokens) - P);
   s.max_tokens = r.max_tokens > 0 ? r.max_tokens : std::min(fallback, N - P);
   const long long pages = ((long long)P + s.max_tokens + m.page_size - 1) / m.page_size;
   if (pages > m.pages_total)

@@ -21,7 +21,7 @@ struct ServedModel {
 };
 
 /// Tokens of `r` and its sampling, ready to submit. Defaults: max_tokens 16 for completions (as
-/// OpenAI), the rest of the context for chat; a seed from std::random_device when none is given;
+/// OpenAI), the rest of the context for chat (or of the tokens the whole pool holds, if fewer); a seed from std::random_device when none is given;
 /// a chat request also stops at "\n\nUser:". An empty text prompt starts a new text from
 /// <|endoftext|>. Throws ApiError: 404 model_not_found when r.model is neither "" nor m.id; 400 for
 /// a prompt token id >= vocab_size (param prompt), an empty prompt with no <|endoftext|> token, a

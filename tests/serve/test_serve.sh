@@ -27,23 +27,20 @@ for i in $(seq 1 40); do
 done > "$WORK/corpus.txt"
 "$LLM0" tokenizer train --data "$WORK/corpus.txt" --vocab-size 300 --output "$WORK/tokenizer.json" >/dev/null ||
   die "tokenizer train failed"
-cat > "$WORK/config.json" <<'JSON'
-{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 300, "hidden_size": 64,
- "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
- "head_dim": 16, "max_position_embeddings": 256, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+# model NAME HIDDEN INTERMEDIATE LAYERS HEADS KV_HEADS HEAD_DIM CONTEXT: a random llama checkpoint.
+model() {
+  cat > "$WORK/$1.json" <<JSON
+{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 300, "hidden_size": $2,
+ "intermediate_size": $3, "num_hidden_layers": $4, "num_attention_heads": $5, "num_key_value_heads": $6,
+ "head_dim": $7, "max_position_embeddings": $8, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
  "tie_word_embeddings": false}
 JSON
-"$LLM0" init --config "$WORK/config.json" --seed 7 --output "$WORK/tiny" >/dev/null || die "init failed"
-cp "$WORK/tokenizer.json" "$WORK/tiny/tokenizer.json"
+  "$LLM0" init --config "$WORK/$1.json" --seed 7 --output "$WORK/$1" >/dev/null || die "init of $1 failed"
+  cp "$WORK/tokenizer.json" "$WORK/$1/tokenizer.json"
+}
+model tiny 64 96 2 4 2 16 256
 node "$ROOT/bench/peers/scale_weights.mjs" "$WORK/tiny" 8 >/dev/null || die "scale_weights failed"
-cat > "$WORK/config-slow.json" <<'JSON'
-{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 300, "hidden_size": 512,
- "intermediate_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 4,
- "head_dim": 64, "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
- "tie_word_embeddings": false}
-JSON
-"$LLM0" init --config "$WORK/config-slow.json" --seed 7 --output "$WORK/slow" >/dev/null || die "init failed"
-cp "$WORK/tokenizer.json" "$WORK/slow/tokenizer.json"
+model slow 512 1024 4 8 4 64 2048
 
 # start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
 start() {
