@@ -98,11 +98,21 @@ TEST(ServeProtocol, EveryMalformedRequestGetsItsStatusCodeAndParam) {
     EXPECT_EQ(e.status, c.status) << c.body;
     EXPECT_EQ(e.code, c.code) << c.body << ": " << e.what();
     EXPECT_EQ(e.param, c.param) << c.body << ": " << e.what();
+    EXPECT_EQ(std::string(e.what()).find("{{"), std::string::npos) << e.what();  // formatted
     const json j = e.to_json();  // OpenAI's error object, as the clients parse it
     EXPECT_EQ(j["error"]["message"], e.what());
     EXPECT_EQ(j["error"]["type"], "invalid_request_error");
     EXPECT_EQ(j["error"]["code"], c.code);
   }
+}
+
+TEST(ServeProtocol, DeeplyNestedJsonIsRefusedWithoutRecursion) {
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  EXPECT_EQ(refusal_of(deep, Endpoint::completions).code, "invalid_json");
+  const ApiError e = refusal_of(R"({"prompt": )" + deep + "}", Endpoint::completions);
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(e.param, "prompt");
+  EXPECT_EQ(refusal_of(R"({"prompt": )" + std::string(1000000, '['), Endpoint::completions).code, "invalid_json");
 }
 
 TEST(ServeProtocol, ParsesEveryFieldOfACompletion) {

@@ -111,7 +111,7 @@ std::string message_text(const json& content, size_t i) {
   for (const json& part : content) {
     if (!part.is_object() || part.value("type", json()) != "text" || !part.contains("text") ||
         !part["text"].is_string())
-      bad(name, format("'{}' parts must be {{\"type\": \"text\", \"text\": string}} (only text is supported)", name));
+      bad(name, format("'{}' parts must be {\"type\": \"text\", \"text\": string} (only text is supported)", name));
     text += part["text"].get<std::string>();
   }
   return text;
