@@ -1,13 +1,23 @@
-// BatchEngine. See batch_engine.h.
-// Slice 1 (simple, correct): one contiguous ModelCache per sequence and one Model::forward_cached
-// per work; the page pool is accounting only (pages reserved at open, returned at close), no
-// prefix sharing yet (cached_tokens() is 0).
+// BatchEngine: paged KV cache, prefix cache and one ragged forward per step. See batch_engine.h.
+// Pages: one PagePool for all sequences (cache/page_pool.h); a sequence reserves
+// ceil(reserve_tokens / page_size) pages when it opens — the shared prefix pages plus fresh ones —
+// so a step never runs out of room; its layers read and write them through PagedKvCache views of
+// its page table. Prefix cache (cache/prefix_cache.h): a sequence's full pages are registered as
+// soon as they fill; open() shares the longest registered run of full prompt pages (never the
+// page of the prompt's last token, whose logits the caller needs), evicting unreferenced cached
+// pages LRU only when the free list cannot cover the fresh pages. A shared page is full and never
+// written: the first page where two prompts differ is each one's own page (copy-on-write at page
+// granularity, with nothing to copy since cached_tokens() is a multiple of the page size).
 #include "serve/batch_engine.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
 
+#include "cache/page_pool.h"
+#include "cache/paged_kv_cache.h"
+#include "cache/prefix_cache.h"
 #include "core/check.h"
 
 namespace llm0 {
@@ -34,30 +44,55 @@ void check_pageable(const ModelConfig& cfg) {
 
 struct BatchEngine::Impl {
   struct Seq {
-    ModelCache cache;   // capacity = the reservation
-    int reserve = 0;    // tokens reserved
-    int pages = 0;      // pages reserved
+    std::shared_ptr<PageTable> table;  // all reserved pages, in position order
+    ModelCache cache;                  // one PagedKvCache per layer over `table`
+    std::vector<int> tokens;           // tokens whose K/V are held (the prefix cache's keys)
+    int reserve = 0, cached = 0;
+    int registered = 0;     // leading full pages offered to the prefix cache
+    int chain = -1;         // the cached page of the registered prefix (-1: none)
+    uint64_t hash = 0;      // its chain hash
+    bool chain_ended = false;  // a parent was evicted: no more registration
   };
   Model* model = nullptr;
-  int page_size = 0, num_pages = 0, pages_used = 0;
-  SeqId next_id = 0;
+  std::unique_ptr<PagePool> pool;
+  std::unique_ptr<PrefixCache> prefix;  // null without prefix caching
   std::map<SeqId, Seq> seqs;
+  SeqId next_id = 0;
+  uint64_t hit_tokens = 0;
+  std::vector<Model::BatchSeq> batch;  // step scratch
 
   Seq& seq(SeqId id, const char* what) {
     auto it = seqs.find(id);
     LLM0_CHECK(it != seqs.end(), "{}: unknown sequence {}", what, id);
     return it->second;
   }
+  void register_full_pages(Seq& s);
 };
+
+void BatchEngine::Impl::register_full_pages(Seq& s) {
+  const int P = pool->page_size();
+  while (prefix && !s.chain_ended && (size_t)(s.registered + 1) * P <= s.tokens.size()) {
+    const int* t = s.tokens.data() + (long)s.registered * P;
+    const uint64_t h = PrefixCache::chain_hash(s.hash, t, P);
+    const int page = prefix->insert(s.table->pages[(size_t)s.registered], s.chain, h, t);
+    if (page < 0) {
+      s.chain_ended = true;
+      break;
+    }
+    s.chain = page, s.hash = h, ++s.registered;
+  }
+}
 
 BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new Impl) {
   std::unique_ptr<Impl> guard(impl_);
   const ModelConfig& cfg = model.config();
   check_pageable(cfg);
-  LLM0_CHECK(o.page_size >= 1, "page size {} must be >= 1", o.page_size);
+  LLM0_CHECK(o.page_size >= 1 && o.page_size <= cfg.max_position_embeddings,
+             "page size {} must be in [1, max_position_embeddings={}]", o.page_size,
+             cfg.max_position_embeddings);
+  const int L = cfg.num_hidden_layers, width = cfg.num_key_value_heads * cfg.head_dim;
   // One page: page_size tokens × all layers' K and V rows, in the model's cache element type.
-  const size_t page_bytes = (size_t)o.page_size * (size_t)cfg.num_hidden_layers *
-                            (size_t)cfg.num_key_value_heads * 2 * (size_t)cfg.head_dim *
+  const size_t page_bytes = (size_t)o.page_size * L * 2 * (size_t)width *
                             (size_t)cache_dtype_bytes(model.kv_dtype());
   long pages = o.num_pages;
   if (pages == 0) {
@@ -68,16 +103,17 @@ BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new 
   }
   LLM0_CHECK(pages > 0 && pages <= (1L << 30), "page count {} must be in [1, 2^30]", pages);
   impl_->model = &model;
-  impl_->page_size = o.page_size;
-  impl_->num_pages = (int)pages;
+  impl_->pool = std::make_unique<PagePool>((int)pages, o.page_size, L, width, model.kv_dtype());
+  if (o.prefix_cache) impl_->prefix = std::make_unique<PrefixCache>(*impl_->pool);
   guard.release();
 }
 
 BatchEngine::~BatchEngine() { delete impl_; }
 
 std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reserve_tokens) {
-  const ModelConfig& cfg = impl_->model->config();
-  const int P = (int)prompt.size();
+  Impl& m = *impl_;
+  const ModelConfig& cfg = m.model->config();
+  const int P = (int)prompt.size(), ps = m.pool->page_size();
   LLM0_CHECK(P >= 1, "open: the prompt is empty");
   for (int i = 0; i < P; ++i)
     LLM0_CHECK(prompt[(size_t)i] >= 0 && prompt[(size_t)i] < cfg.vocab_size,
@@ -86,30 +122,51 @@ std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reser
   LLM0_CHECK(reserve_tokens >= P && reserve_tokens <= cfg.max_position_embeddings,
              "open: reserving {} tokens for a prompt of {}: must be in [prompt length, "
              "max_position_embeddings={}]", reserve_tokens, P, cfg.max_position_embeddings);
-  const int pages = (reserve_tokens + impl_->page_size - 1) / impl_->page_size;
-  if (impl_->pages_used + pages > impl_->num_pages) return std::nullopt;
+  const int total = (reserve_tokens + ps - 1) / ps;
+  // Shared: full prompt pages before the page of the last prompt token (its logits are needed).
+  const std::vector<int> shared = m.prefix ? m.prefix->match(prompt.data(), (P - 1) / ps)
+                                           : std::vector<int>{};
+  int idle_shared = 0;  // shared pages now on the LRU list: not room for fresh pages
+  for (int p : shared) idle_shared += m.pool->refs(p) == 0;
+  const int fresh = total - (int)shared.size();
+  const int evictable = m.prefix ? m.prefix->evictable() : 0;
+  if (m.pool->free_pages() + evictable - idle_shared < fresh) return std::nullopt;
   Impl::Seq s;
-  s.cache = impl_->model->new_cache(reserve_tokens);
-  s.reserve = reserve_tokens, s.pages = pages;
-  const SeqId id = impl_->next_id++;
-  impl_->seqs.emplace(id, std::move(s));
-  impl_->pages_used += pages;
+  s.table = std::make_shared<PageTable>();
+  for (int p : shared) {
+    m.prefix->referenced(p);  // off the LRU list before any eviction below
+    m.pool->retain(p);
+    s.table->pages.push_back(p);
+  }
+  while (m.pool->free_pages() < fresh) m.prefix->evict_one();
+  for (int i = 0; i < fresh; ++i) s.table->pages.push_back(m.pool->allocate());
+  s.cached = (int)shared.size() * ps;
+  s.reserve = reserve_tokens;
+  s.tokens.assign(prompt.begin(), prompt.begin() + s.cached);
+  s.registered = (int)shared.size();
+  s.chain = shared.empty() ? -1 : shared.back();
+  for (int k = 0; k < s.registered; ++k)
+    s.hash = PrefixCache::chain_hash(s.hash, prompt.data() + (long)k * ps, ps);
+  for (int il = 0; il < cfg.num_hidden_layers; ++il)
+    s.cache.add(std::make_unique<PagedKvCache>(*m.pool, s.table, il, s.cached));
+  m.hit_tokens += (uint64_t)s.cached;
+  const SeqId id = m.next_id++;
+  m.seqs.emplace(id, std::move(s));
   return id;
 }
 
-int BatchEngine::cached_tokens(SeqId id) const {
-  impl_->seq(id, "cached_tokens");
-  return 0;
-}
+int BatchEngine::cached_tokens(SeqId id) const { return impl_->seq(id, "cached_tokens").cached; }
 
 int BatchEngine::length(SeqId id) const { return impl_->seq(id, "length").cache.length(); }
 
 void BatchEngine::step(const std::vector<Work>& works, float* logits) {
-  const ModelConfig& cfg = impl_->model->config();
+  Impl& m = *impl_;
+  const int V = m.model->config().vocab_size;
   // Check every work before running any: nothing is appended when one is wrong.
   std::set<SeqId> seen;
+  m.batch.clear();
   for (const Work& w : works) {
-    Impl::Seq& s = impl_->seq(w.seq, "step");
+    Impl::Seq& s = m.seq(w.seq, "step");
     LLM0_CHECK(seen.insert(w.seq).second, "step: sequence {} appears twice in one step", w.seq);
     LLM0_CHECK(w.n >= 1 && w.tokens != nullptr, "step: sequence {} has no new tokens (n={})",
                w.seq, w.n);
@@ -117,35 +174,53 @@ void BatchEngine::step(const std::vector<Work>& works, float* logits) {
                "step: sequence {} holds {} tokens + {} new exceed its reservation of {}", w.seq,
                s.cache.length(), w.n, s.reserve);
     for (int i = 0; i < w.n; ++i)
-      LLM0_CHECK(w.tokens[i] >= 0 && w.tokens[i] < cfg.vocab_size,
-                 "step: sequence {} token {} is outside [0, vocab_size={})", w.seq, w.tokens[i],
-                 cfg.vocab_size);
+      LLM0_CHECK(w.tokens[i] >= 0 && w.tokens[i] < V,
+                 "step: sequence {} token {} is outside [0, vocab_size={})", w.seq, w.tokens[i], V);
+    m.batch.push_back({w.tokens, w.n, &s.cache});
   }
-  const long V = cfg.vocab_size;
-  for (size_t i = 0; i < works.size(); ++i) {
-    const Work& w = works[i];
-    impl_->model->forward_cached(w.tokens, w.n, impl_->seqs.at(w.seq).cache, logits + (long)i * V,
-                                 /*last_only=*/true);
+  if (works.empty()) return;
+  m.model->forward_batch(m.batch, logits);
+  for (const Work& w : works) {
+    Impl::Seq& s = m.seqs.at(w.seq);
+    s.tokens.insert(s.tokens.end(), w.tokens, w.tokens + w.n);
+    m.register_full_pages(s);
   }
 }
 
 void BatchEngine::close(SeqId id) {
-  Impl::Seq& s = impl_->seq(id, "close");
-  impl_->pages_used -= s.pages;
-  impl_->seqs.erase(id);
+  Impl& m = *impl_;
+  Impl::Seq& s = m.seq(id, "close");
+  // Last page first: on the LRU list the deeper pages of a prefix are then evicted before the
+  // pages they extend.
+  for (auto it = s.table->pages.rbegin(); it != s.table->pages.rend(); ++it) {
+    if (m.pool->release(*it) > 0) continue;
+    if (m.prefix && m.prefix->holds(*it)) m.prefix->unreferenced(*it);
+    else m.pool->free_page(*it);
+  }
+  m.seqs.erase(id);
 }
 
-int BatchEngine::page_size() const { return impl_->page_size; }
-int BatchEngine::pages_total() const { return impl_->num_pages; }
-int BatchEngine::pages_in_use() const { return impl_->pages_used; }
-int BatchEngine::pages_cached() const { return 0; }
+int BatchEngine::page_size() const { return impl_->pool->page_size(); }
+int BatchEngine::pages_total() const { return impl_->pool->num_pages(); }
+int BatchEngine::pages_in_use() const {
+  return pages_total() - impl_->pool->free_pages() - pages_cached();
+}
+int BatchEngine::pages_cached() const { return impl_->prefix ? impl_->prefix->evictable() : 0; }
 
 size_t BatchEngine::bytes_in_use() const {
-  size_t b = 0;
-  for (const auto& [id, s] : impl_->seqs) b += s.cache.bytes_in_use();
-  return b;
+  const PagePool& pool = *impl_->pool;
+  size_t positions = 0;  // positions written in referenced pages: shared pages once
+  for (int p = 0; p < pool.num_pages(); ++p)
+    if (pool.refs(p) > 0) positions += (size_t)pool.filled(p);
+  return positions * pool.bytes_per_token();
 }
 
-uint64_t BatchEngine::prefix_hit_tokens() const { return 0; }
+uint64_t BatchEngine::prefix_hit_tokens() const { return impl_->hit_tokens; }
+
+const std::vector<int>& BatchEngine::pages(SeqId id) const {
+  return impl_->seq(id, "pages").table->pages;
+}
+
+int BatchEngine::page_refs(int page) const { return impl_->pool->refs(page); }
 
 }  // namespace llm0
