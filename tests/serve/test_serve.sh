@@ -48,7 +48,7 @@ start() {
   "$LLM0" serve --model "$WORK/$model" --port 0 --threads 1 "$@" 2>"$WORK/$name.log" &
   PIDS+=($!)
   for _ in $(seq 1 300); do
-    PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/$name.log")
+    PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/$name.log" 2>/dev/null)
     [ -n "$PORT" ] && return 0
     kill -0 "${PIDS[-1]}" 2>/dev/null || { cat "$WORK/$name.log"; die "$name: the server exited at start"; }
     sleep 0.1
