@@ -1,10 +1,11 @@
 // Row-independent linear map for the serving engine's batched forward: y = x · Wᵀ + b where every
-// output y[n, o] is accumulated in one fixed order — 16-lane SIMD partial sums over k-blocks of
-// 16, the lanes reduced by simd::sum's fixed tree, then the last I mod 16 products one by one — so
-// a token row's result is bitwise the same whatever other rows share the call (N), how the rows
-// are tiled or split among threads. OpenBLAS's sgemm gives no such promise (its kernel and thread
-// split depend on M). Tiles of 4 W rows × 4 x rows share their loads, so W streams once per call
-// for all N rows (the point of batching decode steps). W float32 or BF16 (widened in registers,
+// output y[n, o] is accumulated in one fixed order — a 16-lane partial sum over the 16-number
+// blocks in order, the lanes reduced by simd::sum's fixed tree, then the last I mod 16 products
+// one by one — so a token row's result is bitwise the same whatever other rows share the call
+// (N), how the rows are tiled or split among threads. OpenBLAS's sgemm gives no such promise (its
+// kernel and thread split depend on M). One row: each W row read front to back (the decode
+// matvec's access); more rows: tiles of 4 W rows × 4 x rows sharing their loads, so W streams
+// once per call for up to 64 rows (the point of batching decode steps). W float32 or BF16 (widened in registers,
 // exact; products accumulated in float32). Portable: GCC vector extensions (core/simd.h); a
 // build for a baseline without AVX2 also compiles AVX-512 and AVX2 + FMA versions, chosen at run
 // time from the CPU (GCC target_clones).
