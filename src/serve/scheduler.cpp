@@ -141,13 +141,25 @@ void Scheduler::run_step() {
   std::erase_if(active_, [](const auto& s) { return s->id < 0; });
   if (active_.empty()) return;
 
+  // Decodes first (one token each, the last sampled one), then prefill chunks in admission order
+  // while the step's token budget lasts; the first prefill always gets its chunk, so prompts
+  // progress even when decodes fill the budget (vLLM's chunked-prefill policy).
   std::vector<BatchEngine::Work> works;
+  int budget = opt_.step_tokens;
   for (auto& s : active_) {
-    const int P = s->prompt_len();
-    s->step_n = s->fed < P ? std::min(opt_.prefill_chunk, P - s->fed) : 1;
-    // A prefill chunk reads the prompt; a decode step feeds the last sampled token.
-    works.push_back({s->id, s->history.data() + s->fed, s->step_n});
+    s->step_n = s->fed < s->prompt_len() ? 0 : 1;
+    budget -= s->step_n;
   }
+  bool first_prefill = true;
+  for (auto& s : active_) {
+    if (s->step_n > 0) continue;
+    const int n = std::min(opt_.prefill_chunk, s->prompt_len() - s->fed);
+    s->step_n = first_prefill ? n : std::min(n, std::max(budget, 0));
+    budget -= s->step_n;
+    first_prefill = false;
+  }
+  for (auto& s : active_)
+    if (s->step_n > 0) works.push_back({s->id, s->history.data() + s->fed, s->step_n});
   try {
     engine_.step(works, logits_.data());
   } catch (const std::exception& e) {
@@ -157,11 +169,14 @@ void Scheduler::run_step() {
   }
   metrics_.steps += 1;
   metrics_.batch_size.observe((double)works.size());
-  for (size_t i = 0; i < active_.size(); ++i) {
-    Sequence& s = *active_[i];
+  size_t row = 0;  // works[row] is the next sequence with tokens in this step
+  for (auto& sp : active_) {
+    Sequence& s = *sp;
+    if (s.step_n == 0) continue;  // no budget left for its prompt this step
+    float* logits = logits_.data() + row++ * (size_t)vocab_model_;
     s.fed += s.step_n;
     if (s.fed < s.prompt_len()) continue;  // still reading its prompt
-    sample(s, logits_.data() + i * (size_t)vocab_model_);
+    sample(s, logits);
   }
   std::erase_if(active_, [](const auto& s) { return s->id < 0; });
 }

@@ -2,9 +2,10 @@
 // iteration-level scheduling; Yu et al., "Orca", OSDI 2022). Each step: admit queued requests in
 // arrival order while the engine's page pool can reserve their tokens (a request that does not fit
 // waits: running sequences are never evicted), drop cancelled ones (their pages return), then ONE
-// engine step over every open sequence — a prefill chunk of at most `prefill_chunk` prompt tokens
-// for sequences still reading their prompt, one token for the others — and sample each sequence
-// whose prompt is done with its own seeded Sampler. Text goes through a TextStream per request
+// engine step over the open sequences — one token for each decoding sequence, then a prefill chunk
+// of at most `prefill_chunk` prompt tokens for sequences still reading their prompt, while the
+// step's `step_tokens` budget lasts (so many new prompts do not stall the decodes) — and sample
+// each sequence whose prompt is done with its own seeded Sampler. Text goes through a TextStream per request
 // (stop strings, UTF-8-safe) into the request's RequestStream.
 #pragma once
 #include <condition_variable>
@@ -27,6 +28,8 @@ struct SchedulerOptions {
   int max_batch = 16;      // sequences open at once (>= 1)
   int max_queue = 64;      // requests waiting for admission (>= 1); more are refused (429)
   int prefill_chunk = 64;  // prompt tokens per sequence per step (>= 1)
+  int step_tokens = 512;   // tokens per step: decodes first, then prefill chunks (>= 1; the
+                           // oldest prefilling sequence always gets its chunk)
 };
 
 /// One admitted generation: token ids and how to sample. The server has validated it:

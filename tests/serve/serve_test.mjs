@@ -337,7 +337,7 @@ async function streamStarted(port, body) {
           body: r.status === 200 ? null : await r.json()};
 }
 
-const LONG = {prompt: "Servers answer", max_tokens: 1800, temperature: 0};
+const LONG = {prompt: "Servers answer", max_tokens: 1800, temperature: 0, ignore_eos: true};  // runs for seconds
 
 test("a client disconnecting mid-stream is cancelled and its pages freed", async () => {
   await idle(smallPort);

@@ -3,7 +3,8 @@
 # pinned in tests/serve/package.json) and by raw sockets (tests/serve/serve_test.mjs). A tiny
 # random llama model (llm0 init, a 300-token tokenizer trained here, weights scaled so greedy
 # text is varied) is served on a free port (--port 0, read from the server's first line) with a
-# pool large enough for everything; a larger model (~10M parameters, context 2048, so one request
+# pool large enough for everything (prefill chunks of 8 tokens and 12 tokens per step, so prompts
+# are read over many steps beside the decodes of the others); a larger model (~10M parameters, context 2048, so one request
 # runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation.
 # The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
 # Usage: tests/serve/test_serve.sh PATH/TO/llm0
@@ -56,7 +57,8 @@ start() {
   die "$name: no 'listening on' line after 30 s"
 }
 
-start main tiny --page-size 4 --kv-pages 600 --max-batch 16 --max-queue 32 --prefill-chunk 8 --read-timeout 2 --max-body 1
+start main tiny --page-size 4 --kv-pages 600 --max-batch 16 --max-queue 32 --prefill-chunk 8 --step-tokens 12 \
+  --read-timeout 2 --max-body 1
 MAIN_PORT=$PORT
 start small slow --page-size 16 --kv-pages 300 --max-batch 1 --max-queue 1
 SMALL_PORT=$PORT

@@ -105,6 +105,8 @@ void register_serve(CLI::App& app) {
   cmd->add_option("--page-size", a.pool.page_size, "Tokens per KV page")->check(positive_check())->capture_default_str();
   cmd->add_option("--prefill-chunk", a.sched.prefill_chunk, "Prompt tokens per sequence per step (long prompts do not stall decodes)")
       ->check(positive_check())->capture_default_str();
+  cmd->add_option("--step-tokens", a.sched.step_tokens, "Tokens per engine step: decodes first, then prefill chunks")
+      ->check(positive_check())->capture_default_str();
   cmd->add_flag("--no-prefix-cache", a.no_prefix_cache, "Do not share the pages of identical prompt prefixes");
   cmd->add_option("--max-body", a.max_body_mib, "Largest request body in MiB (larger: 413)")->check(positive_check())->capture_default_str();
   cmd->add_option("--read-timeout", a.http.read_timeout_s, "Seconds a read from a client may wait (slow clients are dropped)")
