@@ -6,7 +6,8 @@
 // the single-sequence engine's rate. The configurations run interleaved, round after round, and
 // the table gives medians (min–max) and the ratio to the engine's 1-stream rate, so load from
 // other processes hits all columns alike. A second table: prefill of a 200-token prompt through
-// the engine's fixed-order kernels against Model::forward_cached (OpenBLAS sgemm).
+// the engine's fixed-order kernels against Model::forward_cached (OpenBLAS sgemm); a third: the
+// fixed-order linear kernel against sgemm on one matrix at N = 1, 8, 64 rows.
 //   build/bench_serve_engine [--threads T=1] [--rounds R=5] [--steps K=32] [--prompt P=32]
 #include <omp.h>
 
@@ -20,9 +21,12 @@
 #include <string>
 #include <vector>
 
+#include <cblas.h>
+
 #include "core/threads.h"
 #include "model/init.h"
 #include "model/model.h"
+#include "ops/linear_rows.h"
 #include "serve/batch_engine.h"
 
 using namespace llm0;
@@ -101,6 +105,19 @@ double prefill_rate(Model& m, int P, bool engine) {
   return P / (now() - t0);
 }
 
+// GFLOP/s of y[N, O] = x[N, I] · W[O, I]ᵀ (30M preset's up_proj: I 512, O 1536), 50 products:
+// the fixed-order kernel (ops/linear_rows.h) or OpenBLAS sgemm.
+double linear_gflops(int N, bool rows) {
+  const int I = 512, O = 1536, reps = 50;
+  std::vector<float> x((size_t)N * I, 0.5f), W((size_t)O * I, 0.25f), y((size_t)N * O);
+  const double t0 = now();
+  for (int k = 0; k < reps; ++k)
+    if (rows) linear_rows(y.data(), x.data(), Weight(W.data()), nullptr, N, I, O);
+    else cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x.data(), I, W.data(),
+                     I, 0.0f, y.data(), O);
+  return 2.0 * N * I * O * reps / (now() - t0) / 1e9;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
@@ -145,6 +162,10 @@ int main(int argc, char** argv) {
       for (int s : streams) rate[{(int)mi, s}].push_back(engine_rate(*models[mi], s, P, K));
       for (int eng : {0, 1}) prefill[{(int)mi, eng}].push_back(prefill_rate(*models[mi], prefill_tokens, eng));
     }
+  std::map<std::pair<int, int>, std::vector<double>> gflops;  // (N, linear_rows?)
+  for (int r = 0; r < rounds; ++r)
+    for (int N : {1, 8, 64})
+      for (int rows : {0, 1}) gflops[{N, rows}].push_back(linear_gflops(N, rows));
   std::printf("decode tokens/s, %d thread(s), prompt %d, %d steps, %d rounds interleaved: median "
               "(min-max), ratio to the engine's 1 stream\n\n", threads, P, K, rounds);
   std::printf("| model | params | streams | tokens/s | ratio |\n| --- | --- | --- | --- | --- |\n");
@@ -169,6 +190,12 @@ int main(int argc, char** argv) {
                 *std::min_element(f.begin(), f.end()), *std::max_element(f.begin(), f.end()),
                 median(g), *std::min_element(g.begin(), g.end()),
                 *std::max_element(g.begin(), g.end()), median(g) / median(f));
+  }
+  std::printf("\nlinear map [N, 512] x [1536, 512]^T, GFLOP/s: median\n\n| N | sgemm | "
+              "linear_rows | ratio |\n| --- | --- | --- | --- |\n");
+  for (int N : {1, 8, 64}) {
+    const double a = median(gflops[{N, 0}]), b = median(gflops[{N, 1}]);
+    std::printf("| %d | %.1f | %.1f | %.2fx |\n", N, a, b, b / a);
   }
   return 0;
 }
