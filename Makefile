@@ -7,7 +7,7 @@ MINUTES ?= 10
 CONFIG ?= configs/llm0-small.json
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup build test test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi clean
+.PHONY: all setup build test test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi bench-serve clean
 
 all: build
 
@@ -59,6 +59,11 @@ bench-context: build
 # Data-parallel training: 1 rank x 2 threads vs mpirun 2 ranks x 1 thread, all-reduce time.
 bench-mpi: build
 	@BUILD=$(BUILD) scripts/bench_mpi.sh
+
+# `llm0 serve` vs llama.cpp's llama-server: aggregate tokens/s and time to first token with 1, 4,
+# 8, 16 concurrent streams (~10M and ~30M presets), and the prefix cache's time to first token.
+bench-serve: build
+	@BUILD=$(BUILD) scripts/bench_serve.sh
 
 clean:
 	rm -rf $(BUILD) build-asan build-omp2 build-fuzz

@@ -7,7 +7,6 @@
 #include <chrono>
 
 #include "core/check.h"
-#include "infer/generator_text.h"
 
 namespace llm0 {
 
@@ -16,13 +15,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Id of <|endoftext|>, or -1 if the tokenizer has none (e.g. a Llama 3 vocabulary).
-int find_eos(const Tokenizer& tok) {
-  for (const auto& [text, id] : tok.special_tokens())
-    if (text == "<|endoftext|>") return id;
-  return -1;
 }
 
 // Checks everything of `o` that does not depend on the prompt; returns the context in tokens.
@@ -38,6 +30,12 @@ int check_options(const GenerateOptions& o, const ModelConfig& cfg) {
 }
 }  // namespace
 
+int endoftext_id(const Tokenizer& tok) {
+  for (const auto& [text, id] : tok.special_tokens())
+    if (text == "<|endoftext|>") return id;
+  return -1;
+}
+
 const char* stop_reason_name(StopReason r) {
   switch (r) {
     case StopReason::eos: return "eos";
@@ -49,7 +47,7 @@ const char* stop_reason_name(StopReason r) {
 }
 
 Generator::Generator(Model& model, const Tokenizer& tokenizer)
-    : model_(model), tok_(tokenizer), eos_(find_eos(tokenizer)),
+    : model_(model), tok_(tokenizer), eos_(endoftext_id(tokenizer)),
       V_(std::min(model.config().vocab_size, tokenizer.vocab_size())) {
   logits_.resize((size_t)model.config().vocab_size);
   work_.resize(logits_.size());
@@ -90,14 +88,13 @@ void Generator::start_ids(std::vector<int> prompt_ids, const GenerateOptions& op
   }
   cache_.reset();
   sampler_ = std::make_unique<Sampler>(opt_.sampler);
-  utf8_ = Utf8Stream{};
+  text_ = TextStream(opt_.stop);
   res_ = GenerateResult{};
   res_.prompt_ids = prompt_ids;
   res_.context = N;
   history_ = std::move(prompt_ids);
   history_.reserve((size_t)std::min((long)N, (long)P + opt_.max_new_tokens));
-  text_.clear();
-  emitted_ = 0, prompt_len_ = P, sampled_ = 0;
+  prompt_len_ = P, sampled_ = 0;
   started_ = true, finished_ = false, need_feed_ = false;
   step_ = GenerateStep{};
   model_.reset_counters();
@@ -158,36 +155,24 @@ void Generator::append_token(int token) {
   history_.push_back(token);
   step_.token = token;
   need_feed_ = true;
-  const size_t old_size = text_.size();
-  text_ += tok_.token_bytes(token);
-  size_t which = 0;
-  const size_t at = find_stop_string(text_, old_size, opt_.stop, &which);
-  if (at != std::string_view::npos) {
-    res_.stop_string = opt_.stop[which];
-    emit(at);
+  const size_t before = step_.text.size();
+  if (text_.push(tok_.token_bytes(token), step_.text)) {
+    res_.stop_string = text_.stop_string();
+    res_.text.append(step_.text, before);
     finish(StopReason::stop_string);
-  } else if ((int)history_.size() - prompt_len_ >= opt_.max_new_tokens) {
-    finish(StopReason::max_new_tokens);
-  } else if ((int)history_.size() >= cache_capacity_) {
-    finish(StopReason::context_full);
-  } else {
-    emit(text_.size() - stop_string_holdback(text_, opt_.stop));
+    return;
   }
-}
-
-void Generator::emit(size_t end) {
-  if (end <= emitted_) return;
-  const std::string out = utf8_.push(std::string_view(text_).substr(emitted_, end - emitted_));
-  emitted_ = end;
-  step_.text += out;
-  res_.text += out;
+  res_.text.append(step_.text, before);
+  if ((int)history_.size() - prompt_len_ >= opt_.max_new_tokens)
+    finish(StopReason::max_new_tokens);
+  else if ((int)history_.size() >= cache_capacity_)
+    finish(StopReason::context_full);
 }
 
 void Generator::finish(StopReason why) {
-  if (why != StopReason::stop_string) emit(text_.size());  // nothing is held for a stop string now
-  const std::string rest = utf8_.flush();
-  step_.text += rest;
-  res_.text += rest;
+  const size_t before = step_.text.size();
+  text_.finish(step_.text);  // no-op after a stop string: nothing is held then
+  res_.text.append(step_.text, before);
   res_.stop_reason = why;
   finished_ = true;
 }

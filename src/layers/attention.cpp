@@ -112,7 +112,10 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
 void AttentionLayer::forward_cached(const float* x, int Tn, int pos, const int* positions,
                                     LayerCache& cache, const AttentionInferScratch& g, float* y,
                                     WorkCounters& counters) const {
-  const int C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
+  if (auto* paged = dynamic_cast<PagedKvCache*>(&cache)) {
+    const BatchSegment seg{0, Tn, pos, paged};
+    return forward_batch(x, Tn, positions, std::span<const BatchSegment>(&seg, 1), g, y, counters);
+  }
   if (layer.kind == LayerKind::SlidingAttention) {
     auto* ring = dynamic_cast<RingKvCache*>(&cache);
     LLM0_CHECK(ring != nullptr, "a sliding-window layer needs a sliding-window cache");
@@ -122,9 +125,42 @@ void AttentionLayer::forward_cached(const float* x, int Tn, int pos, const int* 
     LLM0_CHECK(kv != nullptr, "a full-attention layer needs a KV cache");
     attend_full(x, Tn, pos, positions, *kv, g, counters);
   }
-  counters.kv_projected += (uint64_t)Tn;
-  if (cfg->attn_output_gate) output_gate_forward(g.attn, g.attn, g.gate, (size_t)Tn * HD);
-  linear_forward(y, g.attn, w.o_w, w.o_b, Tn, HD, C);
+  output(Tn, g, y, counters);
+}
+
+void AttentionLayer::forward_batch(const float* x, int N, const int* positions,
+                                   std::span<const BatchSegment> segs,
+                                   const AttentionInferScratch& g, float* y,
+                                   WorkCounters& counters) const {
+  attend_paged(x, N, positions, segs, g, counters);
+  output(N, g, y, counters);
+}
+
+void AttentionLayer::output(int N, const AttentionInferScratch& g, float* y,
+                            WorkCounters& counters) const {
+  const int C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
+  counters.kv_projected += (uint64_t)N;
+  if (cfg->attn_output_gate) output_gate_forward(g.attn, g.attn, g.gate, (size_t)N * HD);
+  linear_forward(y, g.attn, w.o_w, w.o_b, N, HD, C);
+}
+
+void AttentionLayer::attend_paged(const float* x, int N, const int* positions,
+                                  std::span<const BatchSegment> segs,
+                                  const AttentionInferScratch& g, WorkCounters& counters) const {
+  LLM0_CHECK(layer.kind == LayerKind::FullAttention,
+             "paged KV caches hold full-attention layers only (not sliding windows)");
+  const int H = cfg->num_attention_heads, D = cfg->head_dim;
+  const long kr = (long)cfg->num_key_value_heads * D;  // floats per K/V row
+  project_qkv(x, N, positions, g.q, g.k_new, g.v_new, g.q_raw, g.k_raw, g.rstd,
+              g.rstd + (long)N * H, g.qg, g.gate);
+  for (const BatchSegment& s : segs) {
+    s.cache->append(s.pos, s.n, g.k_new + s.row0 * kr, g.v_new + s.row0 * kr);
+    const AttentionDims d = dims(1, s.n, s.pos + s.n, s.pos);
+    const uint64_t qk = attention_paged_forward(g.attn + (long)s.row0 * H * D,
+                                                g.q + (long)s.row0 * H * D, s.cache->view(), d);
+    counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
+    counters.kv_bytes_read += kv_bytes_read(d, s.cache->bytes_per_number());
+  }
 }
 
 void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* positions,

@@ -10,9 +10,11 @@
 // Layouts: x, y [N, C] with N = B·T rows in (b, t) order; q [N, H, D]; k, v [N, Hkv, D].
 #pragma once
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "cache/kv_cache.h"
+#include "cache/paged_kv_cache.h"
 #include "cache/ring_kv_cache.h"
 #include "model/config.h"
 #include "ops/attention.h"
@@ -79,6 +81,14 @@ struct AttentionInferScratch {
   float* attn = nullptr;                 // [Tn, H, D]
   float *k_win = nullptr, *v_win = nullptr;  // [W - 1 + Tn, Hkv, D] (sliding layers)
   float *qg = nullptr, *gate = nullptr;      // [Tn, H, 2·D], [Tn, H, D] (attn_output_gate)
+  float *k_new = nullptr, *v_new = nullptr;  // [Tn, Hkv, D] new K/V rows (paged caches)
+};
+
+/// One sequence's rows in a ragged batch (the serving engine's step): rows [row0, row0 + n) of
+/// x [N, C] are its new tokens at positions [pos, pos + n); their K/V go to `cache`.
+struct BatchSegment {
+  int row0 = 0, n = 0, pos = 0;
+  PagedKvCache* cache = nullptr;
 };
 
 struct AttentionLayer {
@@ -106,12 +116,25 @@ struct AttentionLayer {
   /// Throws llm0::Error if the cache is full or of the wrong kind.
   void forward_cached(const float* x, int Tn, int pos, const int* positions, LayerCache& cache,
                       const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
+  /// Ragged batch inference: x [N, C] = the new tokens of several sequences (`segs`, in row
+  /// order, positions[N] their absolute positions). Projections, QK-norm, RoPE, gate and o_proj
+  /// run on all N rows at once; each segment stores its K/V in its paged cache and attends
+  /// through its page table (attention_paged_forward). y [N, C]. Throws llm0::Error as
+  /// forward_cached.
+  void forward_batch(const float* x, int N, const int* positions,
+                     std::span<const BatchSegment> segs, const AttentionInferScratch& g, float* y,
+                     WorkCounters& counters) const;
 
  private:
   AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;
   // Project the Tn new tokens, store their K/V and attend (g.attn), per cache kind.
   void attend_full(const float* x, int Tn, int pos, const int* positions, KvCache& cache,
                    const AttentionInferScratch& g, WorkCounters& counters) const;
+  void attend_paged(const float* x, int N, const int* positions,
+                    std::span<const BatchSegment> segs, const AttentionInferScratch& g,
+                    WorkCounters& counters) const;
+  // gate (attn_output_gate) and o_proj of the N rows in g.attn; counts their K/V projections.
+  void output(int N, const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
   void attend_sliding(const float* x, int Tn, int pos, const int* positions, RingKvCache& cache,
                       const AttentionInferScratch& g, WorkCounters& counters) const;
 };

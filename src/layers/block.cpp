@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "core/check.h"
 #include "ops/residual.h"
 
 namespace llm0 {
@@ -63,17 +64,31 @@ void Block::forward_cached(float* x, int Tn, int pos, const int* positions, Laye
   else
     attn.forward_cached(g.ln, Tn, pos, positions, cache, g.attn, g.branch, counters);
   residual_add(x, g.branch, NC);
-  norm2.forward(g.ln, nullptr, nullptr, x, Tn);
+  ffn_cached(x, Tn, g, counters);
+}
+
+void Block::forward_batch(float* x, int N, const int* positions,
+                          std::span<const BatchSegment> segs, const BlockInferScratch& g,
+                          WorkCounters& counters) const {
+  LLM0_CHECK(kind == LayerKind::FullAttention, "a ragged batch needs full-attention layers");
+  norm1.forward(g.ln, nullptr, nullptr, x, N);
+  attn.forward_batch(g.ln, N, positions, segs, g.attn, g.branch, counters);
+  residual_add(x, g.branch, (size_t)N * norm1.C);
+  ffn_cached(x, N, g, counters);
+}
+
+void Block::ffn_cached(float* x, int N, const BlockInferScratch& g, WorkCounters& counters) const {
+  norm2.forward(g.ln, nullptr, nullptr, x, N);
   if (ffn == FfnKind::Moe) {
     const size_t E = (size_t)moe.cfg->moe.num_experts;
     if (counters.expert_tokens.size() != E) counters.expert_tokens.assign(E, 0);
     MoeSaved m = g.moe;
-    moe.forward(g.ln, Tn, m, g.branch, counters.expert_tokens.data());
+    moe.forward(g.ln, N, m, g.branch, counters.expert_tokens.data());
   } else {
     MlpSaved m = g.mlp;
-    mlp.forward(g.ln, Tn, m, g.branch);
+    mlp.forward(g.ln, N, m, g.branch);
   }
-  residual_add(x, g.branch, NC);
+  residual_add(x, g.branch, (size_t)N * norm1.C);
 }
 
 }  // namespace llm0

@@ -72,6 +72,14 @@ struct Block {
   void forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
                       const BlockInferScratch& g, MlaDecode mla_form,
                       WorkCounters& counters) const;
+  /// Ragged batch inference (attention layers with paged caches): x [N, C], the new tokens of
+  /// the sequences in `segs` (AttentionLayer::forward_batch), updated in place.
+  void forward_batch(float* x, int N, const int* positions, std::span<const BatchSegment> segs,
+                     const BlockInferScratch& g, WorkCounters& counters) const;
+
+ private:
+  // x [N, C] += ffn(norm2(x)): the inference half after the mixer, per token row.
+  void ffn_cached(float* x, int N, const BlockInferScratch& g, WorkCounters& counters) const;
 };
 
 }  // namespace llm0

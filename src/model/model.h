@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "cache/cache_rows.h"
@@ -77,6 +78,24 @@ class Model {
   /// Throws llm0::Error if the cache would overflow or an id is out of range.
   void forward_cached(const int* tokens, int Tn, ModelCache& cache, float* logits,
                       bool last_only = false);
+
+  /// One sequence of a ragged batch step (forward_batch): n new tokens, appended at positions
+  /// [cache.length(), cache.length() + n) to `cache` (one PagedKvCache per layer).
+  struct BatchSeq {
+    const int* tokens;
+    int n;
+    ModelCache* cache;
+  };
+  /// The serving step (serve/batch_engine.h; src/model/batch_forward.cpp): ONE forward over the
+  /// new tokens of all sequences concatenated, x [N = Σ n, C] — embeddings, norms, every linear
+  /// map, MLP / MoE on all N rows at once (each weight read once per step), attention per
+  /// sequence through its page table. logits [B, V]: each sequence's last token. Every op
+  /// computes a token row in one fixed order whatever the batch (ops/linear_rows.h,
+  /// attention_paged_forward), so a row's logits are bitwise independent of the other sequences
+  /// and of how its tokens were chunked. Full-attention models (MHA/GQA/MQA) only. Throws
+  /// llm0::Error for another layer kind or cache kind, an empty or repeated sequence, a cache
+  /// overflow or an id out of range (before anything is appended).
+  void forward_batch(std::span<const BatchSeq> seqs, float* logits);
 
   /// The decode form of multi-head latent attention layers (default absorbed); every form gives
   /// the same logits, the counters show what each computed.

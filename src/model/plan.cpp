@@ -157,6 +157,7 @@ void InferScratch::ensure(const ModelConfig& c, int n, int ctx, int capacity) {
       a.k_win = win ? arena.take(win * KD) : nullptr, a.v_win = win ? arena.take(win * KD) : nullptr;
       a.qg = c.attn_output_gate ? arena.take(R * 2 * HD) : nullptr;
       a.gate = c.attn_output_gate ? arena.take(R * HD) : nullptr;
+      a.k_new = arena.take(R * KD), a.v_new = arena.take(R * KD);
     }
     if (c.has_linear_layers()) carve_gdn(arena, c, 1, (int)R, b.gdn);
     b.mlp.gate = arena.take(R * F), b.mlp.up = arena.take(R * F), b.mlp.h = arena.take(R * F);

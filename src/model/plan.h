@@ -36,6 +36,8 @@ struct InferScratch {
   BlockInferScratch block;
   float *x = nullptr, *lnf = nullptr;  // [rows, C]
   std::vector<int> positions;          // [rows]
+  std::vector<int> tokens;             // [rows] a ragged batch's tokens (forward_batch)
+  std::vector<BatchSegment> segments;  // [B] one layer's segments (forward_batch)
   /// Room for n new tokens; with context > 0 (MLA's expanded form) also for `context` cached
   /// positions, of at most `capacity`.
   void ensure(const ModelConfig& c, int n, int context = 0, int capacity = 0);

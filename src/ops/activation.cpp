@@ -1,6 +1,7 @@
 // SwiGLU and GELU. See activation.h.
 #include "ops/activation.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/simd.h"
@@ -20,16 +21,19 @@ void blocked(size_t n, Scalar f, Vector fv) {
 }  // namespace
 
 void swiglu_forward(float* h, const float* gate, const float* up, size_t n) {
+  // silu(g) · u with the SIMD exp for every element, the tail of fewer than 16 too (zero-padded):
+  // an element's value then does not depend on where it sits in the array (the serving engine's
+  // batch-independent rows: the row's offset in [N, F] moves it across the 16-lane blocks).
+  const auto f = [](simd::f32x16 g, simd::f32x16 u) { return g / (1.0f + simd::exp(-g)) * u; };
+  const size_t body = n / simd::kWidth * simd::kWidth;
   blocked(
-      n,
-      [&](size_t i) {
-        const float g = gate[i];
-        h[i] = g / (1.0f + std::exp(-g)) * up[i];
-      },
-      [&](size_t i) {
-        const simd::f32x16 g = simd::load(gate + i);
-        simd::store(h + i, g / (1.0f + simd::exp(-g)) * simd::load(up + i));
-      });
+      body, [](size_t) {},
+      [&](size_t i) { simd::store(h + i, f(simd::load(gate + i), simd::load(up + i))); });
+  if (body == n) return;
+  float g[simd::kWidth] = {}, u[simd::kWidth] = {}, y[simd::kWidth];
+  std::copy(gate + body, gate + n, g), std::copy(up + body, up + n, u);
+  simd::store(y, f(simd::load(g), simd::load(u)));
+  std::copy(y, y + (n - body), h + body);
 }
 
 // d silu(g)/dg = σ(g) (1 + g (1 - σ(g))).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ops/bf16_kernels.h"
+#include "ops/linear_rows.h"
 
 namespace llm0 {
 
@@ -34,6 +35,7 @@ void linear_forward_bf16_panels(float* y, const float* x, const uint16_t* W, boo
 }  // namespace
 
 void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O) {
+  if (row_independent_linear()) return linear_rows(y, x, W, b, N, I, O);
   if (N == 1 || (W.bf16 && N < 4)) {  // decode: matrix-vector products, y[O] = W[O, I] · x[I] + b
     for (int n = 0; n < N; ++n) matvec(y + (long)n * O, W, x + (long)n * I, b, O, I);
     return;
@@ -49,7 +51,7 @@ void linear_forward(float* y, const float* x, Weight W, const float* b, int N, i
 }
 
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I) {
-  if (N == 1) return matvec_group(outs, x, I);
+  if (N == 1 && !row_independent_linear()) return matvec_group(outs, x, I);
   for (const LinearOut& o : outs) linear_forward(o.y, x, o.W, o.b, N, I, o.O);
 }
 

@@ -83,6 +83,10 @@ class BatchEngine {
   size_t bytes_in_use() const;
   /// Prompt tokens served from the prefix cache since construction.
   uint64_t prefix_hit_tokens() const;
+  /// The sequence's page table: its reserved pages in position order (tests, metrics).
+  const std::vector<int>& pages(SeqId id) const;
+  /// Sequences referencing `page` (0: free or an unreferenced prefix-cache page).
+  int page_refs(int page) const;
 
  private:
   struct Impl;

@@ -56,6 +56,7 @@ void register_generate(CLI::App& app);
 void register_export(CLI::App& app);
 void register_check(CLI::App& app);
 void register_bench(CLI::App& app);
+void register_serve(CLI::App& app);
 
 // Source locations are for developers: shown under LLM0_DEBUG=1 or when built without NDEBUG.
 bool show_error_location() {
@@ -110,6 +111,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_export(app);
   llm0::cli::register_check(app);
   llm0::cli::register_bench(app);
+  llm0::cli::register_serve(app);
   if (llm0::cli::unknown_command(app, argc, argv)) return 1;
   try {
     app.parse(argc, argv);

@@ -1,0 +1,57 @@
+// Paged KV cache. See paged_kv_cache.h.
+#include "cache/paged_kv_cache.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+
+namespace llm0 {
+
+PagedKvCache::PagedKvCache(PagePool& pool, std::shared_ptr<const PageTable> table, int layer,
+                           int length)
+    : pool_(&pool), table_(std::move(table)), layer_(layer), length_(length) {
+  LLM0_CHECK(layer >= 0 && layer < pool.num_layers(), "paged KV cache: layer {} of {}", layer,
+             pool.num_layers());
+  LLM0_CHECK(length >= 0 && length <= capacity(), "paged KV cache: {} positions held exceed the "
+             "{} its pages hold", length, capacity());
+  for (int p : table_->pages) {
+    k_.push_back(pool.rows(p, layer, 0));
+    v_.push_back(pool.rows(p, layer, 1));
+  }
+}
+
+int PagedKvCache::capacity() const { return (int)table_->pages.size() * pool_->page_size(); }
+
+size_t PagedKvCache::bytes_in_use() const {
+  return (size_t)length_ * 2 * (size_t)pool_->width() * (size_t)bytes_per_number();
+}
+
+size_t PagedKvCache::bytes_allocated() const {
+  return (size_t)capacity() * 2 * (size_t)pool_->width() * (size_t)bytes_per_number();
+}
+
+void PagedKvCache::append(int pos, int n, const float* k, const float* v) {
+  PagePool& pool = *pool_;
+  check_cache_append("paged KV cache", pos, n, length_, capacity());
+  const int P = pool.page_size();
+  const long w = pool.width();
+  for (int done = 0; done < n;) {
+    const int j = pos + done, page = table_->pages[(size_t)(j / P)], slot = j % P;
+    const int rows = std::min(n - done, P - slot);
+    LLM0_CHECK(pool.refs(page) == 1, "paged KV cache: page {} is shared by {} sequences and "
+               "cannot be written", page, pool.refs(page));
+    pool.write(page, layer_, slot, rows, k + done * w, v + done * w);
+    done += rows;
+  }
+  length_ += n;
+}
+
+KvPages PagedKvCache::view() const {
+  KvPages p;
+  p.k = k_.data(), p.v = v_.data();
+  p.page_size = pool_->page_size();
+  p.bf16 = pool_->dtype() == CacheDtype::BF16;
+  return p;
+}
+
+}  // namespace llm0

@@ -1,0 +1,226 @@
+// BatchEngine: paged KV cache, prefix cache and one ragged forward per step. See batch_engine.h.
+// Pages: one PagePool for all sequences (cache/page_pool.h); a sequence reserves
+// ceil(reserve_tokens / page_size) pages when it opens — the shared prefix pages plus fresh ones —
+// so a step never runs out of room; its layers read and write them through PagedKvCache views of
+// its page table. Prefix cache (cache/prefix_cache.h): a sequence's full pages are registered as
+// soon as they fill; open() shares the longest registered run of full prompt pages (never the
+// page of the prompt's last token, whose logits the caller needs), evicting unreferenced cached
+// pages LRU only when the free list cannot cover the fresh pages. A shared page is full and never
+// written: the first page where two prompts differ is each one's own page (copy-on-write at page
+// granularity, with nothing to copy since cached_tokens() is a multiple of the page size).
+#include "serve/batch_engine.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "cache/page_pool.h"
+#include "cache/paged_kv_cache.h"
+#include "cache/prefix_cache.h"
+#include "core/check.h"
+
+namespace llm0 {
+
+namespace {
+
+/// Throws llm0::Error naming a model kind the pager cannot hold yet.
+void check_pageable(const ModelConfig& cfg) {
+  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
+    const LayerKind k = cfg.layer(il).kind;
+    LLM0_CHECK(k != LayerKind::LatentAttention,
+               "the serving engine cannot page multi-head latent attention (MLA, {}) caches yet",
+               cfg.model_type);
+    LLM0_CHECK(k != LayerKind::SlidingAttention,
+               "the serving engine cannot page sliding-window attention layers (layer {}, window "
+               "{}) yet", il, cfg.layer(il).sliding_window);
+    LLM0_CHECK(k != LayerKind::LinearAttention,
+               "the serving engine cannot page linear-attention (Gated DeltaNet) layers (layer {}) "
+               "yet", il);
+  }
+}
+
+}  // namespace
+
+struct BatchEngine::Impl {
+  struct Seq {
+    std::shared_ptr<PageTable> table;  // all reserved pages, in position order
+    ModelCache cache;                  // one PagedKvCache per layer over `table`
+    std::vector<int> tokens;           // tokens whose K/V are held (the prefix cache's keys)
+    int reserve = 0, cached = 0;
+    int registered = 0;     // leading full pages offered to the prefix cache
+    int chain = -1;         // the cached page of the registered prefix (-1: none)
+    uint64_t hash = 0;      // its chain hash
+    bool chain_ended = false;  // a parent was evicted: no more registration
+  };
+  Model* model = nullptr;
+  std::unique_ptr<PagePool> pool;
+  std::unique_ptr<PrefixCache> prefix;  // null without prefix caching
+  std::map<SeqId, Seq> seqs;
+  SeqId next_id = 0;
+  uint64_t hit_tokens = 0;
+  std::vector<Model::BatchSeq> batch;  // step scratch
+
+  Seq& seq(SeqId id, const char* what) {
+    auto it = seqs.find(id);
+    LLM0_CHECK(it != seqs.end(), "{}: unknown sequence {}", what, id);
+    return it->second;
+  }
+  void register_full_pages(Seq& s);
+};
+
+void BatchEngine::Impl::register_full_pages(Seq& s) {
+  const int P = pool->page_size();
+  while (prefix && !s.chain_ended && (size_t)(s.registered + 1) * P <= s.tokens.size()) {
+    const int* t = s.tokens.data() + (long)s.registered * P;
+    const uint64_t h = PrefixCache::chain_hash(s.hash, t, P);
+    const int page = prefix->insert(s.table->pages[(size_t)s.registered], s.chain, h, t);
+    if (page < 0) {
+      s.chain_ended = true;
+      break;
+    }
+    s.chain = page, s.hash = h, ++s.registered;
+  }
+}
+
+BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new Impl) {
+  std::unique_ptr<Impl> guard(impl_);
+  const ModelConfig& cfg = model.config();
+  check_pageable(cfg);
+  LLM0_CHECK(o.page_size >= 1 && o.page_size <= cfg.max_position_embeddings,
+             "page size {} must be in [1, max_position_embeddings={}]", o.page_size,
+             cfg.max_position_embeddings);
+  const int L = cfg.num_hidden_layers, width = cfg.num_key_value_heads * cfg.head_dim;
+  // One page: page_size tokens × all layers' K and V rows, in the model's cache element type.
+  const size_t page_bytes = (size_t)o.page_size * L * 2 * (size_t)width *
+                            (size_t)cache_dtype_bytes(model.kv_dtype());
+  long pages = o.num_pages;
+  if (pages == 0) {
+    LLM0_CHECK(o.kv_memory_bytes > 0, "the KV pool needs a page count or a memory size (both are 0)");
+    pages = (long)(o.kv_memory_bytes / page_bytes);
+    LLM0_CHECK(pages >= 1, "KV memory of {} bytes holds no page of {} bytes ({} tokens)",
+               o.kv_memory_bytes, page_bytes, o.page_size);
+  }
+  LLM0_CHECK(pages > 0 && pages <= (1L << 30), "page count {} must be in [1, 2^30]", pages);
+  impl_->model = &model;
+  impl_->pool = std::make_unique<PagePool>((int)pages, o.page_size, L, width, model.kv_dtype());
+  if (o.prefix_cache) impl_->prefix = std::make_unique<PrefixCache>(*impl_->pool);
+  guard.release();
+}
+
+BatchEngine::~BatchEngine() { delete impl_; }
+
+std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reserve_tokens) {
+  Impl& m = *impl_;
+  const ModelConfig& cfg = m.model->config();
+  const int P = (int)prompt.size(), ps = m.pool->page_size();
+  LLM0_CHECK(P >= 1, "open: the prompt is empty");
+  for (int i = 0; i < P; ++i)
+    LLM0_CHECK(prompt[(size_t)i] >= 0 && prompt[(size_t)i] < cfg.vocab_size,
+               "open: prompt token {} (at {}) is outside [0, vocab_size={})", prompt[(size_t)i], i,
+               cfg.vocab_size);
+  LLM0_CHECK(reserve_tokens >= P && reserve_tokens <= cfg.max_position_embeddings,
+             "open: reserving {} tokens for a prompt of {}: must be in [prompt length, "
+             "max_position_embeddings={}]", reserve_tokens, P, cfg.max_position_embeddings);
+  const int total = (reserve_tokens + ps - 1) / ps;
+  // Shared: full prompt pages before the page of the last prompt token (its logits are needed).
+  const std::vector<int> shared = m.prefix ? m.prefix->match(prompt.data(), (P - 1) / ps)
+                                           : std::vector<int>{};
+  int idle_shared = 0;  // shared pages now on the LRU list: not room for fresh pages
+  for (int p : shared) idle_shared += m.pool->refs(p) == 0;
+  const int fresh = total - (int)shared.size();
+  const int evictable = m.prefix ? m.prefix->evictable() : 0;
+  if (m.pool->free_pages() + evictable - idle_shared < fresh) return std::nullopt;
+  Impl::Seq s;
+  s.table = std::make_shared<PageTable>();
+  for (int p : shared) {
+    m.prefix->referenced(p);  // off the LRU list before any eviction below
+    m.pool->retain(p);
+    s.table->pages.push_back(p);
+  }
+  while (m.pool->free_pages() < fresh) m.prefix->evict_one();
+  for (int i = 0; i < fresh; ++i) s.table->pages.push_back(m.pool->allocate());
+  s.cached = (int)shared.size() * ps;
+  s.reserve = reserve_tokens;
+  s.tokens.assign(prompt.begin(), prompt.begin() + s.cached);
+  s.registered = (int)shared.size();
+  s.chain = shared.empty() ? -1 : shared.back();
+  for (int k = 0; k < s.registered; ++k)
+    s.hash = PrefixCache::chain_hash(s.hash, prompt.data() + (long)k * ps, ps);
+  for (int il = 0; il < cfg.num_hidden_layers; ++il)
+    s.cache.add(std::make_unique<PagedKvCache>(*m.pool, s.table, il, s.cached));
+  m.hit_tokens += (uint64_t)s.cached;
+  const SeqId id = m.next_id++;
+  m.seqs.emplace(id, std::move(s));
+  return id;
+}
+
+int BatchEngine::cached_tokens(SeqId id) const { return impl_->seq(id, "cached_tokens").cached; }
+
+int BatchEngine::length(SeqId id) const { return impl_->seq(id, "length").cache.length(); }
+
+void BatchEngine::step(const std::vector<Work>& works, float* logits) {
+  Impl& m = *impl_;
+  const int V = m.model->config().vocab_size;
+  // Check every work before running any: nothing is appended when one is wrong.
+  std::set<SeqId> seen;
+  m.batch.clear();
+  for (const Work& w : works) {
+    Impl::Seq& s = m.seq(w.seq, "step");
+    LLM0_CHECK(seen.insert(w.seq).second, "step: sequence {} appears twice in one step", w.seq);
+    LLM0_CHECK(w.n >= 1 && w.tokens != nullptr, "step: sequence {} has no new tokens (n={})",
+               w.seq, w.n);
+    LLM0_CHECK((long)s.cache.length() + w.n <= s.reserve,
+               "step: sequence {} holds {} tokens + {} new exceed its reservation of {}", w.seq,
+               s.cache.length(), w.n, s.reserve);
+    for (int i = 0; i < w.n; ++i)
+      LLM0_CHECK(w.tokens[i] >= 0 && w.tokens[i] < V,
+                 "step: sequence {} token {} is outside [0, vocab_size={})", w.seq, w.tokens[i], V);
+    m.batch.push_back({w.tokens, w.n, &s.cache});
+  }
+  if (works.empty()) return;
+  m.model->forward_batch(m.batch, logits);
+  for (const Work& w : works) {
+    Impl::Seq& s = m.seqs.at(w.seq);
+    s.tokens.insert(s.tokens.end(), w.tokens, w.tokens + w.n);
+    m.register_full_pages(s);
+  }
+}
+
+void BatchEngine::close(SeqId id) {
+  Impl& m = *impl_;
+  Impl::Seq& s = m.seq(id, "close");
+  // Last page first: on the LRU list the deeper pages of a prefix are then evicted before the
+  // pages they extend.
+  for (auto it = s.table->pages.rbegin(); it != s.table->pages.rend(); ++it) {
+    if (m.pool->release(*it) > 0) continue;
+    if (m.prefix && m.prefix->holds(*it)) m.prefix->unreferenced(*it);
+    else m.pool->free_page(*it);
+  }
+  m.seqs.erase(id);
+}
+
+int BatchEngine::page_size() const { return impl_->pool->page_size(); }
+int BatchEngine::pages_total() const { return impl_->pool->num_pages(); }
+int BatchEngine::pages_in_use() const {
+  return pages_total() - impl_->pool->free_pages() - pages_cached();
+}
+int BatchEngine::pages_cached() const { return impl_->prefix ? impl_->prefix->evictable() : 0; }
+
+size_t BatchEngine::bytes_in_use() const {
+  const PagePool& pool = *impl_->pool;
+  size_t positions = 0;  // positions written in referenced pages: shared pages once
+  for (int p = 0; p < pool.num_pages(); ++p)
+    if (pool.refs(p) > 0) positions += (size_t)pool.filled(p);
+  return positions * pool.bytes_per_token();
+}
+
+uint64_t BatchEngine::prefix_hit_tokens() const { return impl_->hit_tokens; }
+
+const std::vector<int>& BatchEngine::pages(SeqId id) const {
+  return impl_->seq(id, "pages").table->pages;
+}
+
+int BatchEngine::page_refs(int page) const { return impl_->pool->refs(page); }
+
+}  // namespace llm0

@@ -1,0 +1,215 @@
+// HTTP routes of `llm0 serve` over cpp-httplib (http_server.h).
+#include "serve/http_server.h"
+
+#include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+
+#include "core/check.h"
+#include "serve/chat_template.h"
+#include "serve/openai_response.h"
+#include "serve/prepare_request.h"
+
+namespace llm0::serve {
+
+using nlohmann::json;
+
+struct HttpServer::Impl {
+  Scheduler& scheduler;
+  const Model& model;
+  const Tokenizer& tok;
+  Metrics& metrics;
+  HttpServerOptions opt;
+  ServedModel served;
+  httplib::Server http;
+  std::atomic<uint64_t> next_id{1};
+  long long started = (long long)std::time(nullptr);
+
+  Impl(Scheduler& s, const Model& m, const Tokenizer& t, Metrics& mt, const HttpServerOptions& o)
+      : scheduler(s), model(m), tok(t), metrics(mt), opt(o) {
+    served = {opt.model_id, &model.config(), &tok, opt.page_size, opt.pages_total};
+  }
+
+  static void send_error(httplib::Response& res, const ApiError& e) {
+    res.status = e.status;
+    res.set_content(dump_json(e.to_json()), "application/json");
+  }
+
+  json model_card() const {
+    const ModelConfig& c = model.config();
+    return {{"id", opt.model_id}, {"object", "model"}, {"created", started}, {"owned_by", "llm0"},
+            {"max_model_len", c.max_position_embeddings}, {"vocab_size", c.vocab_size},
+            {"chat_template", kPlainTemplateName},
+            {"chat_template_description",
+             std::string("llm0 checkpoints carry no chat template: chat messages are rendered as ") +
+                 kPlainTemplateText}};
+  }
+
+  void routes();
+  void completion(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
+  void respond_whole(httplib::Response& res, std::shared_ptr<RequestStream> out, ResponseContext ctx,
+                     bool logprobs);
+  void respond_stream(httplib::Response& res, std::shared_ptr<RequestStream> out, ResponseContext ctx,
+                      bool logprobs, bool include_usage);
+};
+
+void HttpServer::Impl::routes() {
+  http.Post("/v1/completions", [this](const httplib::Request& q, httplib::Response& r) {
+    completion(q, r, Endpoint::completions);
+  });
+  http.Post("/v1/chat/completions", [this](const httplib::Request& q, httplib::Response& r) {
+    completion(q, r, Endpoint::chat_completions);
+  });
+  http.Get("/v1/models", [this](const httplib::Request&, httplib::Response& r) {
+    r.set_content(dump_json({{"object", "list"}, {"data", json::array({model_card()})}}), "application/json");
+  });
+  http.Get(R"(/v1/models/(.+))", [this](const httplib::Request& q, httplib::Response& r) {
+    if (q.matches[1] != opt.model_id)
+      return send_error(r, ApiError(404, format("The model '{}' does not exist", q.matches[1].str()), "model",
+                                    "invalid_request_error", "model_not_found"));
+    r.set_content(dump_json(model_card()), "application/json");
+  });
+  http.Get("/health", [](const httplib::Request&, httplib::Response& r) {
+    r.set_content(R"({"status":"ok"})", "application/json");
+  });
+  http.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
+    r.set_content(metrics.render(), "text/plain; version=0.0.4");
+  });
+  // httplib's own refusals (unknown route 404, body over the limit 413, a request it cannot
+  // parse 400) get OpenAI's error object too.
+  http.set_error_handler([this](const httplib::Request& q, httplib::Response& r) {
+    if (!r.body.empty()) return;
+    if (r.status == 404)
+      send_error(r, ApiError(404, format("Invalid URL ({} {})", q.method, q.path), "", "invalid_request_error", "not_found"));
+    else if (r.status == 413)
+      send_error(r, ApiError(413, format("the request body is larger than {} bytes", opt.max_body_bytes), "",
+                             "invalid_request_error", "request_too_large"));
+    else
+      send_error(r, ApiError(r.status, format("the HTTP request was refused (status {})", r.status), "",
+                             r.status >= 500 ? "server_error" : "invalid_request_error"));
+  });
+  http.set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    send_error(r, ApiError(500, what, "", "server_error"));
+  });
+}
+
+void HttpServer::Impl::completion(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {
+  try {
+    const CompletionRequest r = parse_request(req.body, endpoint);
+    ServeRequest s = prepare_request(r, served);
+    const bool chat = endpoint == Endpoint::chat_completions;
+    ResponseContext ctx{endpoint, (chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id++),
+                        (long long)std::time(nullptr), opt.model_id, 0};
+    std::shared_ptr<RequestStream> out = scheduler.submit(std::move(s));
+    if (r.stream) respond_stream(res, std::move(out), ctx, r.logprobs >= 0, r.include_usage);
+    else respond_whole(res, std::move(out), ctx, r.logprobs >= 0);
+  } catch (const ApiError& e) {
+    if (e.status == 400 || e.status == 404) metrics.count(Outcome::rejected);
+    send_error(res, e);
+  } catch (const Error& e) {  // a tokenizer or library refusal of this input
+    metrics.count(Outcome::rejected);
+    send_error(res, ApiError(400, e.what()));
+  }
+}
+
+void HttpServer::Impl::respond_whole(httplib::Response& res, std::shared_ptr<RequestStream> out,
+                                     ResponseContext ctx, bool logprobs) {
+  std::string text;
+  std::vector<TokenLogprob> tokens;
+  StreamUpdate u;
+  for (;;) {
+    if (!out->wait(u, std::chrono::milliseconds(200))) continue;
+    text += u.text;
+    for (TokenLogprob& t : u.logprobs) tokens.push_back(std::move(t));
+    if (u.finished) break;
+  }
+  if (!u.error.empty()) {
+    const bool shutdown = u.error == "the server is shutting down";
+    return send_error(res, ApiError(shutdown ? 503 : 500, u.error, "", "server_error"));
+  }
+  res.set_content(dump_json(completion_json(ctx, text, tokens, logprobs, u, tok)), "application/json");
+}
+
+void HttpServer::Impl::respond_stream(httplib::Response& res, std::shared_ptr<RequestStream> out,
+                                      ResponseContext ctx, bool logprobs, bool include_usage) {
+  auto state = std::make_shared<ResponseContext>(ctx);
+  auto first = std::make_shared<bool>(true);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [this, out, state, first, logprobs, include_usage](size_t, httplib::DataSink& sink) {
+        StreamUpdate u;
+        if (!out->wait(u, std::chrono::milliseconds(200))) return true;  // nothing yet: call again
+        std::string events;
+        if (!u.error.empty()) {
+          events += sse_event(ApiError(u.error == "the server is shutting down" ? 503 : 500, u.error, "",
+                                       "server_error").to_json());
+        } else if (!u.text.empty() || !u.logprobs.empty() || u.finished || *first) {
+          events += sse_event(chunk_json(*state, u.text, u.logprobs, logprobs,
+                                         u.finished ? u.finish_reason : "", *first, tok));
+          *first = false;
+          if (u.finished && include_usage) events += sse_event(usage_chunk_json(*state, u));
+        }
+        if (u.finished) events += "data: [DONE]\n\n";
+        if (!sink.write(events.data(), events.size())) {  // the client is gone
+          out->cancel();
+          return false;
+        }
+        if (u.finished) sink.done();
+        return true;
+      },
+      [out](bool success) {
+        if (!success) out->cancel();  // the connection ended before [DONE]
+      });
+}
+
+HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer& tokenizer,
+                       Metrics& metrics, const HttpServerOptions& options)
+    : impl_(std::make_unique<Impl>(scheduler, model, tokenizer, metrics, options)) {
+  httplib::Server& h = impl_->http;
+  const int threads = std::max(1, options.threads);
+  h.new_task_queue = [threads] { return new httplib::ThreadPool((size_t)threads); };
+  h.set_payload_max_length(options.max_body_bytes);
+  // SO_REUSEADDR (a restart may bind while old connections linger) but not httplib's default
+  // SO_REUSEPORT, which would let a second server bind the same port silently; TCP_NODELAY on
+  // the listening socket (accepted sockets inherit it on Linux): a streamed chunk goes out at once
+  // instead of waiting for the ACK of the previous one (Nagle + delayed ACK).
+  h.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
+  });
+  h.set_read_timeout(options.read_timeout_s, 0);
+  // An idle keep-alive connection (and one whose request failed to arrive) is closed after this.
+  h.set_keep_alive_timeout(std::min(5, options.read_timeout_s));
+  h.set_write_timeout(options.write_timeout_s, 0);
+  impl_->routes();
+}
+
+HttpServer::~HttpServer() = default;
+
+int HttpServer::bind() {
+  httplib::Server& h = impl_->http;
+  const HttpServerOptions& o = impl_->opt;
+  const int port = o.port == 0 ? h.bind_to_any_port(o.host) : (h.bind_to_port(o.host, o.port) ? o.port : -1);
+  LLM0_CHECK(port > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
+             o.host, o.port);
+  return port;
+}
+
+void HttpServer::listen() { impl_->http.listen_after_bind(); }
+
+void HttpServer::stop() { impl_->http.stop(); }
+
+}  // namespace llm0::serve

@@ -1,0 +1,54 @@
+// HttpServer: the OpenAI-compatible HTTP front of `llm0 serve` (cpp-httplib). Routes:
+//   POST /v1/completions, POST /v1/chat/completions  (stream: true -> server-sent events ending in
+//                                                     "data: [DONE]")
+//   GET /v1/models, GET /v1/models/{id}               (the model card)
+//   GET /health                                       ({"status": "ok"})
+//   GET /metrics                                      (Prometheus text, metrics.h)
+// Every error is OpenAI's error object (api_error.h): 400 malformed JSON or fields, 404 unknown
+// model or route, 413 a body over max_body_bytes, 429 queue full, 500 an internal failure, 503
+// shutting down. Each connection has read/write timeouts, so a client that sends slowly or stops
+// reading holds one HTTP thread for at most the timeout; a streamed request whose client is gone
+// is cancelled at the scheduler's next step.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "model/model.h"
+#include "serve/metrics.h"
+#include "serve/scheduler.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llm0::serve {
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                      // 0 = any free port (bind() returns it)
+  std::string model_id;                 // the name requests give as "model"
+  size_t max_body_bytes = 4u << 20;     // larger bodies are refused with 413
+  int read_timeout_s = 10;              // per read of a request (headers or body)
+  int write_timeout_s = 10;             // per write of a response
+  int threads = 32;                     // HTTP worker threads (each streamed request holds one)
+  int page_size = 16;                   // of the engine's pool (for the model card / refusals)
+  int pages_total = 0;
+};
+
+class HttpServer {
+ public:
+  /// `scheduler`, `model`, `tokenizer` and `metrics` must outlive the server.
+  HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer& tokenizer, Metrics& metrics,
+             const HttpServerOptions& options);
+  ~HttpServer();
+  /// Binds host:port; returns the port. Throws llm0::Error naming host and port on failure.
+  int bind();
+  /// Serves until stop(). Call after bind().
+  void listen();
+  /// Makes listen() return (callable from another thread).
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llm0::serve

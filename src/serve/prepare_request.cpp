@@ -1,0 +1,65 @@
+// Tokenize, name check, context and pool checks of one request (prepare_request.h).
+#include "serve/prepare_request.h"
+
+#include <random>
+
+#include "core/check.h"
+#include "infer/generator.h"  // endoftext_id
+#include "serve/chat_template.h"
+
+namespace llm0::serve {
+
+namespace {
+std::vector<int> prompt_tokens(const CompletionRequest& r, const ServedModel& m) {
+  const Tokenizer& tok = *m.tokenizer;
+  if (r.endpoint == Endpoint::chat_completions) return tok.encode(render_plain_chat(r.messages));
+  if (r.prompt_is_ids) return r.prompt_ids;
+  if (!r.prompt.empty()) return tok.encode(r.prompt);
+  const int eos = endoftext_id(tok);  // a new text, as training puts <|endoftext|> before each
+  if (eos < 0) throw ApiError(400, "the prompt is empty and the tokenizer has no <|endoftext|> to start from", "prompt");
+  return {eos};
+}
+}  // namespace
+
+ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
+  if (!r.model.empty() && r.model != m.id)
+    throw ApiError(404, format("The model '{}' does not exist; this server serves '{}'", r.model, m.id),
+                   "model", "invalid_request_error", "model_not_found");
+  ServeRequest s;
+  s.prompt = prompt_tokens(r, m);
+  const int P = (int)s.prompt.size(), N = m.config->max_position_embeddings;
+  for (int i = 0; i < P; ++i)  // ids given, or a tokenizer larger than the model's vocabulary
+    if (s.prompt[(size_t)i] >= m.config->vocab_size)
+      throw ApiError(400, format("prompt token id {} at position {} is outside the model's vocab_size={}",
+                                 s.prompt[(size_t)i], i, m.config->vocab_size),
+                     r.endpoint == Endpoint::chat_completions ? "messages" : "prompt");
+  if (P >= N)
+    throw ApiError(400, format("This model's maximum context length is {} tokens; the prompt has {} "
+                               "(no room for a generated token)", N, P),
+                   r.endpoint == Endpoint::chat_completions ? "messages" : "prompt",
+                   "invalid_request_error", "context_length_exceeded");
+  if (r.max_tokens > 0 && (long long)P + r.max_tokens > N)
+    throw ApiError(400, format("This model's maximum context length is {} tokens. However, you requested "
+                               "{} tokens ({} in the prompt, {} for the completion)",
+                               N, (long long)P + r.max_tokens, P, r.max_tokens),
+                   "max_tokens", "invalid_request_error", "context_length_exceeded");
+  // Chat's default: the rest of the context, or of what the whole pool holds if that is less.
+  const long long pool_tokens = (long long)m.pages_total * m.page_size;
+  const int fallback = r.endpoint == Endpoint::completions ? 16 : (int)std::max(1LL, std::min<long long>(N, pool_tokens) - P);
+  s.max_tokens = r.max_tokens > 0 ? r.max_tokens : std::min(fallback, N - P);
+  const long long pages = ((long long)P + s.max_tokens + m.page_size - 1) / m.page_size;
+  if (pages > m.pages_total)
+    throw ApiError(400, format("the request needs {} KV pages ({} tokens of {} per page) but the pool "
+                               "holds {} (llm0 serve --kv-pages / --kv-memory)",
+                               pages, P + s.max_tokens, m.page_size, m.pages_total),
+                   "max_tokens", "invalid_request_error", "kv_pool_too_small");
+  s.sampler = r.sampler;
+  if (!r.seed_given) s.sampler.seed = ((uint64_t)std::random_device{}() << 32) ^ std::random_device{}();
+  s.stop = r.stop;
+  if (r.endpoint == Endpoint::chat_completions) s.stop.push_back(kPlainTemplateStop);
+  s.logprobs = r.logprobs;
+  s.ignore_eos = r.ignore_eos;
+  return s;
+}
+
+}  // namespace llm0::serve

@@ -1,0 +1,90 @@
+// Scheduler: continuous batching of requests over one BatchEngine, on one thread (vLLM's
+// iteration-level scheduling; Yu et al., "Orca", OSDI 2022). Each step: admit queued requests in
+// arrival order while the engine's page pool can reserve their tokens (a request that does not fit
+// waits: running sequences are never evicted), drop cancelled ones (their pages return), then ONE
+// engine step over the open sequences — one token for each decoding sequence, then a prefill chunk
+// of at most `prefill_chunk` prompt tokens for sequences still reading their prompt, while the
+// step's `step_tokens` budget lasts (so many new prompts do not stall the decodes) — and sample
+// each sequence whose prompt is done with its own seeded Sampler. Text goes through a TextStream per request
+// (stop strings, UTF-8-safe) into the request's RequestStream.
+#pragma once
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "infer/sampler.h"
+#include "serve/batch_engine.h"
+#include "serve/metrics.h"
+#include "serve/request_stream.h"
+#include "tokenizer/tokenizer.h"
+
+namespace llm0::serve {
+
+struct SchedulerOptions {
+  int max_batch = 16;      // sequences open at once (>= 1)
+  int max_queue = 64;      // requests waiting for admission (>= 1); more are refused (429)
+  int prefill_chunk = 64;  // prompt tokens per sequence per step (>= 1)
+  int step_tokens = 512;   // tokens per step: decodes first, then prefill chunks (>= 1; the
+                           // oldest prefilling sequence always gets its chunk)
+};
+
+/// One admitted generation: token ids and how to sample. The server has validated it:
+/// 1 <= P, P + max_tokens <= the context, ids < vocab_size, a valid SamplerConfig.
+struct ServeRequest {
+  std::vector<int> prompt;         // [P]
+  int max_tokens = 16;             // tokens to sample at most (>= 1)
+  SamplerConfig sampler;
+  std::vector<std::string> stop;   // non-empty stop strings
+  int logprobs = -1;               // -1 none, else top-n alternatives per token
+  bool ignore_eos = false;         // <|endoftext|> is generated like any other token
+};
+
+class Scheduler {
+ public:
+  /// Starts the scheduler thread, with as many OpenMP / OpenBLAS threads as the calling thread
+  /// has (llm0::num_threads()). `engine`, `tokenizer` and `metrics` must outlive it.
+  /// Sampling covers ids [0, min(model vocab_size, tokenizer vocab_size)); the <|endoftext|>
+  /// token (if the tokenizer has one) ends a sequence with finish_reason "stop".
+  Scheduler(BatchEngine& engine, const Model& model, const Tokenizer& tokenizer, Metrics& metrics,
+            const SchedulerOptions& options);
+  /// Calls shutdown().
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  /// Queues a request; the returned stream carries its output. Throws ApiError 429 when
+  /// max_queue requests already wait, 503 once the server is stopping.
+  std::shared_ptr<RequestStream> submit(ServeRequest request);
+  /// Stops the thread (idempotent): requests still queued or open end with the error "the server
+  /// is shutting down" (their readers return), later submits get 503.
+  void shutdown();
+
+ private:
+  struct Sequence;
+  void loop();
+  void admit();
+  void run_step();
+  void sample(Sequence& s, float* logits);
+  void end(Sequence& s, const std::string& reason, const std::string& error = {});
+  void publish_gauges();
+
+  BatchEngine& engine_;
+  const Tokenizer& tok_;
+  Metrics& metrics_;
+  SchedulerOptions opt_;
+  int vocab_model_ = 0, vocab_ = 0, context_ = 0, eos_ = -1;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::unique_ptr<Sequence>> queue_;  // guarded by mu_
+  bool stopping_ = false;                        // guarded by mu_
+  std::vector<std::unique_ptr<Sequence>> active_;  // scheduler thread only
+  std::vector<float> logits_;                      // [max_batch, vocab_model]
+  std::thread thread_;
+};
+
+}  // namespace llm0::serve

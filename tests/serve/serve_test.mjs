@@ -1,0 +1,388 @@
+// Tests of `llm0 serve` (run by tests/serve/test_serve.sh, which starts the servers): the official
+// OpenAI client for completions, streamed chat, stop strings, logprobs and error objects; 12
+// concurrent clients whose greedy text must equal the sequential run and `llm0 generate`; metrics
+// that add up; and malformed or hostile input over raw sockets, the server answering after each.
+// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME node serve_test.mjs MAIN_PORT SMALL_PORT
+import assert from "node:assert/strict";
+import {execFileSync} from "node:child_process";
+import net from "node:net";
+import OpenAI from "openai";
+
+const [mainPort, smallPort] = process.argv.slice(2).map(Number);
+const MODEL = process.env.MODEL_ID;
+const base = (port) => `http://127.0.0.1:${port}`;
+const client = new OpenAI({baseURL: `${base(mainPort)}/v1`, apiKey: "none", maxRetries: 0, timeout: 60000});
+const small = new OpenAI({baseURL: `${base(smallPort)}/v1`, apiKey: "none", maxRetries: 0, timeout: 60000});
+
+// `llm0 generate --json`: greedy text of the contiguous-cache Generator, the reference.
+function generate(prompt, n, stop = []) {
+  const args = ["generate", "--model", process.env.MODEL, "--prompt", prompt, "--max-new-tokens", String(n),
+                "--temperature", "0", "--json", "--threads", "1"];
+  for (const s of stop) args.push("--stop", s);
+  return JSON.parse(execFileSync(process.env.LLM0, args, {encoding: "utf8"}));
+}
+
+async function metrics(port = mainPort) {
+  const text = await (await fetch(`${base(port)}/metrics`)).text();
+  const m = {};
+  for (const line of text.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const i = line.lastIndexOf(" ");
+    m[line.slice(0, i)] = Number(line.slice(i + 1));
+  }
+  return m;
+}
+
+// Waits until the server holds no sequence (gauges are set after each scheduler step).
+async function idle(port = mainPort) {
+  for (let i = 0; i < 200; i++) {
+    const m = await metrics(port);
+    if (m.llm0_kv_pages_in_use === 0 && m.llm0_requests_running === 0 && m.llm0_queue_length === 0) return m;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`the server still holds pages: ${JSON.stringify(await metrics(port))}`);
+}
+
+async function healthy(port = mainPort) {
+  const r = await fetch(`${base(port)}/health`);
+  assert.equal(r.status, 200);
+  assert.deepEqual(await r.json(), {status: "ok"});
+}
+
+async function post(path, body, port = mainPort) {
+  const r = await fetch(`${base(port)}${path}`, {method: "POST", headers: {"Content-Type": "application/json"},
+                                                  body: typeof body === "string" ? body : JSON.stringify(body)});
+  return {status: r.status, body: await r.json()};
+}
+
+function assertErrorObject(res, status, code, param) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  const e = res.body.error;
+  assert.ok(e && typeof e.message === "string" && e.message.length > 0, JSON.stringify(res.body));
+  assert.equal(typeof e.type, "string");
+  if (code !== undefined) assert.equal(e.code, code, JSON.stringify(e));
+  if (param !== undefined) assert.equal(e.param, param, JSON.stringify(e));
+}
+
+const tests = [];
+const test = (name, fn) => tests.push([name, fn]);
+
+test("models and health", async () => {
+  const list = await client.models.list();
+  assert.equal(list.data.length, 1);
+  assert.equal(list.data[0].id, MODEL);
+  assert.equal(list.data[0].chat_template, "llm0-plain");
+  assert.match(list.data[0].chat_template_description, /no chat template/);
+  await healthy();
+});
+
+test("completion equals llm0 generate", async () => {
+  const prompt = "The cat sat on the";
+  const ref = generate(prompt, 12);
+  const r = await client.completions.create({model: MODEL, prompt, max_tokens: 12, temperature: 0});
+  assert.equal(r.object, "text_completion");
+  assert.equal(r.choices[0].text, ref.text);
+  assert.equal(r.usage.prompt_tokens, ref.prompt_tokens);
+  assert.equal(r.usage.completion_tokens, ref.generated_tokens);
+  assert.equal(r.usage.total_tokens, ref.prompt_tokens + ref.generated_tokens);
+  assert.equal(r.choices[0].finish_reason, ref.stop_reason === "max_new_tokens" ? "length" : "stop");
+  assert.equal(typeof r.usage.prompt_tokens_details.cached_tokens, "number");
+  // The same prompt as token ids gives the same text.
+  const ids = await client.completions.create({model: MODEL, prompt: ref.prompt_ids, max_tokens: 12, temperature: 0});
+  assert.equal(ids.choices[0].text, ref.text);
+});
+
+test("ignore_eos generates exactly max_tokens", async () => {
+  const ref = generate("The cat", 60);  // this model's greedy text ends at <|endoftext|> here
+  const r = await post("/v1/completions", {prompt: "The cat", max_tokens: 60, temperature: 0, ignore_eos: true});
+  assert.equal(r.status, 200);
+  assert.equal(r.body.usage.completion_tokens, 60);
+  assert.equal(r.body.choices[0].finish_reason, "length");
+  assert.ok(r.body.choices[0].text.startsWith(ref.text));
+  if (ref.stop_reason === "eos") assert.ok(r.body.choices[0].text.length > ref.text.length);
+});
+
+test("streamed chat completion equals the whole response", async () => {
+  const messages = [{role: "system", content: "Answer briefly."}, {role: "user", content: "Where did the dog run?"}];
+  const whole = await client.chat.completions.create({model: MODEL, messages, max_tokens: 20, temperature: 0});
+  assert.equal(whole.object, "chat.completion");
+  assert.equal(whole.choices[0].message.role, "assistant");
+  const stream = await client.chat.completions.create({model: MODEL, messages, max_tokens: 20, temperature: 0,
+                                                       stream: true, stream_options: {include_usage: true}});
+  let text = "", chunks = 0, role = null, finish = null, usage = null;
+  for await (const c of stream) {
+    chunks++;
+    if (c.usage) usage = c.usage;
+    if (!c.choices.length) continue;
+    assert.equal(c.object, "chat.completion.chunk");
+    if (c.choices[0].delta.role) role = c.choices[0].delta.role;
+    text += c.choices[0].delta.content ?? "";
+    if (c.choices[0].finish_reason) finish = c.choices[0].finish_reason;
+  }
+  assert.ok(chunks >= 2);
+  assert.equal(role, "assistant");
+  assert.equal(text, whole.choices[0].message.content);
+  assert.equal(finish, whole.choices[0].finish_reason);
+  // The same prompt again: its full pages come from the prefix cache (page size 4), so it reports
+  // cached tokens; the other numbers are the same.
+  assert.equal(usage.prompt_tokens, whole.usage.prompt_tokens);
+  assert.equal(usage.completion_tokens, whole.usage.completion_tokens);
+  assert.equal(usage.total_tokens, whole.usage.total_tokens);
+  const cached = usage.prompt_tokens_details.cached_tokens;
+  assert.ok(cached > 0 && cached % 4 === 0 && cached < usage.prompt_tokens, `cached_tokens ${cached}`);
+  assert.ok(cached >= usage.prompt_tokens - 4, `only ${cached} of ${usage.prompt_tokens} prompt tokens were cached`);
+  // The plain template, as `llm0 generate` sees it (stop at the next user turn).
+  const ref = generate("System: Answer briefly.\n\nUser: Where did the dog run?\n\nAssistant:", 20, ["\n\nUser:"]);
+  assert.equal(whole.choices[0].message.content, ref.text);
+  assert.equal(whole.usage.prompt_tokens, ref.prompt_tokens);
+});
+
+test("raw SSE ends in data: [DONE]", async () => {
+  const r = await fetch(`${base(mainPort)}/v1/completions`, {method: "POST", headers: {"Content-Type": "application/json"},
+    body: JSON.stringify({prompt: "A dog", max_tokens: 5, temperature: 0, stream: true})});
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get("content-type"), /text\/event-stream/);
+  const body = await r.text();
+  const events = body.split("\n\n").filter((e) => e.length);
+  assert.equal(events.at(-1), "data: [DONE]");
+  for (const e of events.slice(0, -1)) JSON.parse(e.replace(/^data: /, ""));
+  assert.equal(JSON.parse(events.at(-2).slice(6)).choices[0].finish_reason, "length");
+});
+
+test("stop strings", async () => {
+  // A random model writes arbitrary bytes: the stop string is 2 printable ASCII characters of the
+  // greedy text (so JSON's U+FFFD for invalid bytes cannot change it).
+  const prompt = "Servers answer";
+  const ref = generate(prompt, 40);
+  const at = [...Array(Math.max(ref.text.length - 2, 0)).keys()].find(
+      (i) => i >= 2 && /^[\x20-\x7e]{2}$/.test(ref.text.slice(i, i + 2)));
+  assert.ok(at !== undefined, `no printable pair in ${JSON.stringify(ref.text)}`);
+  const stop = ref.text.slice(at, at + 2);
+  const cut = ref.text.slice(0, ref.text.indexOf(stop));
+  const r = await client.completions.create({model: MODEL, prompt, max_tokens: 40, temperature: 0, stop: [stop, "\u2603"]});
+  assert.equal(r.choices[0].text, cut);
+  assert.equal(r.choices[0].finish_reason, "stop");
+  assert.equal(r.choices[0].text, generate(prompt, 40, [stop]).text);
+  const s = await client.completions.create({model: MODEL, prompt, max_tokens: 40, temperature: 0, stop, stream: true});
+  let text = "";
+  for await (const c of s) text += c.choices[0]?.text ?? "";
+  assert.equal(text, cut);
+});
+
+test("logprobs", async () => {
+  const r = await client.completions.create({model: MODEL, prompt: "The cat", max_tokens: 6, temperature: 0, logprobs: 3});
+  const lp = r.choices[0].logprobs;
+  assert.equal(lp.tokens.length, r.usage.completion_tokens);
+  if (!r.choices[0].text.includes("\ufffd")) assert.equal(lp.tokens.join(""), r.choices[0].text);
+  let offset = 0;
+  for (let i = 0; i < lp.tokens.length; i++) {
+    const top = Object.values(lp.top_logprobs[i]);
+    assert.equal(top.length, 3);
+    assert.ok(top.every((x) => x <= 0));
+    assert.ok(top.reduce((a, x) => a + Math.exp(x), 0) <= 1 + 1e-9);
+    // Greedy: the chosen token is the most likely one.
+    assert.ok(Math.abs(lp.token_logprobs[i] - Math.max(...top)) < 1e-12);
+    assert.equal(lp.text_offset[i], offset);
+    offset += Buffer.byteLength(lp.tokens[i]);
+  }
+  const c = await client.chat.completions.create({model: MODEL, messages: [{role: "user", content: "hi"}], max_tokens: 4,
+                                                  temperature: 0, logprobs: true, top_logprobs: 2});
+  const content = c.choices[0].logprobs.content;
+  assert.equal(content.length, c.usage.completion_tokens);
+  for (const t of content) {
+    assert.equal(t.top_logprobs.length, 2);
+    assert.equal(t.logprob, t.top_logprobs[0].logprob);
+    if (!t.token.includes("\ufffd")) assert.deepEqual(t.bytes, [...Buffer.from(t.token)]);
+    else assert.equal(Buffer.from(t.bytes).toString("utf8"), t.token.replace(/\ufffd+/g, (m) => m));
+  }
+});
+
+test("seeded sampling is reproducible", async () => {
+  const req = {model: MODEL, prompt: "A dog", max_tokens: 10, temperature: 1.0, top_k: 50, top_p: 0.95, seed: 42};
+  const a = await client.completions.create(req);
+  const b = await client.completions.create(req);
+  assert.equal(a.choices[0].text, b.choices[0].text);
+});
+
+test("error objects through the client", async () => {
+  await assert.rejects(client.completions.create({model: "nope", prompt: "x"}), (e) => {
+    assert.equal(e.status, 404);
+    assert.equal(e.code, "model_not_found");
+    return true;
+  });
+  await assert.rejects(client.completions.create({model: MODEL, prompt: "x", max_tokens: 100000}), (e) => {
+    assert.equal(e.status, 400);
+    assert.equal(e.code, "context_length_exceeded");
+    assert.equal(e.param, "max_tokens");
+    return true;
+  });
+  await assert.rejects(client.chat.completions.create({model: MODEL, messages: []}), (e) => e.status === 400);
+});
+
+test("12 concurrent clients equal the sequential run; pages return; metrics add up", async () => {
+  const shared = "Servers answer requests; pages hold keys and values for every token of a prompt. ";
+  const prompts = [];
+  for (let i = 0; i < 12; i++)
+    prompts.push(i % 3 === 0 ? `The cat number ${i}` : (i % 3 === 1 ? shared + "The dog " + i : shared.repeat(2).slice(0, 40 + 9 * i)));
+  const request = (p, i) => ({model: MODEL, prompt: p, max_tokens: 10 + (i % 5) * 3, temperature: 0});
+  const sequential = [];
+  for (let i = 0; i < prompts.length; i++) sequential.push(await client.completions.create(request(prompts[i], i)));
+  await idle();
+  const before = await metrics();
+  const concurrent = await Promise.all(prompts.map(async (p, i) => {
+    if (i % 2 === 0) return client.completions.create(request(p, i));
+    const s = await client.completions.create({...request(p, i), stream: true, stream_options: {include_usage: true}});
+    let text = "", usage = null, finish = null;
+    for await (const c of s) {
+      if (c.usage) usage = c.usage;
+      if (c.choices[0]) { text += c.choices[0].text; finish = c.choices[0].finish_reason ?? finish; }
+    }
+    return {choices: [{text, finish_reason: finish}], usage};
+  }));
+  for (let i = 0; i < prompts.length; i++) {
+    assert.equal(concurrent[i].choices[0].text, sequential[i].choices[0].text, `prompt ${i}`);
+    assert.equal(concurrent[i].choices[0].finish_reason, sequential[i].choices[0].finish_reason, `prompt ${i}`);
+    assert.equal(concurrent[i].usage.completion_tokens, sequential[i].usage.completion_tokens, `prompt ${i}`);
+  }
+  const ref = generate(prompts[4], 10 + 4 * 3);
+  assert.equal(sequential[4].choices[0].text, ref.text);
+  const after = await idle();
+  const delta = (k) => after[k] - before[k];
+  const sum = (f) => concurrent.reduce((a, r) => a + f(r.usage), 0);
+  assert.equal(delta('llm0_requests_total{outcome="stop"}') + delta('llm0_requests_total{outcome="length"}'), 12);
+  assert.equal(delta("llm0_prompt_tokens_total"), sum((u) => u.prompt_tokens));
+  assert.equal(delta("llm0_generation_tokens_total"), sum((u) => u.completion_tokens));
+  assert.equal(delta("llm0_prefix_cache_hit_tokens_total"), sum((u) => u.prompt_tokens_details.cached_tokens));
+  assert.equal(delta("llm0_time_to_first_token_seconds_count"), 12);
+  // Batching happened: fewer steps than sequences x steps, some with several sequences.
+  const steps = delta("llm0_batch_size_count"), seqSteps = delta("llm0_batch_size_sum");
+  assert.ok(seqSteps > steps, `mean batch size ${seqSteps / steps} is not above 1`);
+  assert.equal(after.llm0_kv_pages_in_use, 0);
+  console.log(`    mean batch ${(seqSteps / steps).toFixed(2)} over ${steps} steps; prefix-cache hit tokens ` +
+              `${delta("llm0_prefix_cache_hit_tokens_total")}`);
+});
+
+// Raw HTTP over a socket: sends `chunks` (strings or Buffers) with `gap` ms between them, returns
+// {status, body, closed} where closed means the server ended the connection.
+function raw(port, chunks, {gap = 0, wait = 5000} = {}) {
+  return new Promise((resolve) => {
+    const sock = net.connect(port, "127.0.0.1");
+    let data = "";
+    const done = (closed) => { sock.destroy(); clearTimeout(timer); resolve({
+      status: Number((data.match(/^HTTP\/1\.1 (\d+)/) || [])[1] || 0), body: data.split("\r\n\r\n").slice(1).join("\r\n\r\n"), closed}); };
+    const timer = setTimeout(() => done(false), wait);
+    sock.on("data", (d) => { data += d; });
+    sock.on("close", () => done(true));
+    sock.on("error", () => {});
+    sock.on("connect", async () => {
+      for (const c of chunks) {
+        if (sock.destroyed) return;
+        sock.write(c);
+        if (gap) await new Promise((r) => setTimeout(r, gap));
+      }
+    });
+  });
+}
+
+test("malformed input: a clean error each time, the server still serving", async () => {
+  const C = "/v1/completions";
+  assertErrorObject(await post(C, '{"prompt": "a", "max_tokens": 5'), 400, "invalid_json");
+  assertErrorObject(await post(C, {prompt: 5}), 400, "invalid_type", "prompt");
+  assertErrorObject(await post(C, {prompt: "a", max_tokens: "many"}), 400, "invalid_type", "max_tokens");
+  assertErrorObject(await post(C, {prompt: "a", max_tokens: 0}), 400, "invalid_value", "max_tokens");
+  assertErrorObject(await post(C, {prompt: "a", max_tokens: -1}), 400, "invalid_value", "max_tokens");
+  assertErrorObject(await post(C, {prompt: "a", max_tokens: 1e12}), 400, "invalid_value", "max_tokens");
+  assertErrorObject(await post(C, {prompt: "a", max_tokens: 5000}), 400, "context_length_exceeded", "max_tokens");
+  assertErrorObject(await post(C, {prompt: "a", bogus: true}), 400, "unknown_field", "bogus");
+  assertErrorObject(await post(C, {prompt: [1, 99999]}), 400, undefined, "prompt");
+  assertErrorObject(await post("/v1/chat/completions", {messages: [{role: "user", content: {}}]}), 400, "invalid_type");
+  assertErrorObject(await post("/v1/nothing", {}), 404, "not_found");
+  await healthy();
+});
+
+test("a 100 MB body is refused (413) without reading it", async () => {
+  const body = Buffer.alloc(100 * 1024 * 1024, 0x20);
+  let res;
+  try {
+    const r = await fetch(`${base(mainPort)}/v1/completions`, {method: "POST", body,
+                                                               headers: {"Content-Type": "application/json"}});
+    res = {status: r.status, body: await r.json()};
+  } catch (e) {  // the server may close before the client has sent everything
+    res = {status: "reset: " + (e.cause?.code ?? e.message)};
+  }
+  if (typeof res.status === "number") assertErrorObject(res, 413, "request_too_large");
+  else console.log(`    (the connection was closed while sending: ${res.status})`);
+  await healthy();
+});
+
+test("a client sending headers slowly neither stalls others nor holds its thread", async () => {
+  const t0 = Date.now();
+  const slow = raw(mainPort, ["POST /v1/completions HTTP/1.1\r\n", "Host: x\r\n", "Content-Type: application/json\r\n"],
+                   {gap: 300, wait: 10000});
+  // Meanwhile another request is answered.
+  const r = await client.completions.create({model: MODEL, prompt: "The cat", max_tokens: 3, temperature: 0});
+  assert.ok(r.usage.prompt_tokens >= 1);
+  const s = await slow;
+  assert.ok(s.closed, "the server did not drop a client that stopped sending (--read-timeout 2)");
+  console.log(`    the stalled client was dropped after ${Date.now() - t0} ms`);
+  await healthy();
+});
+
+// Starts a streamed completion on the slow server and waits for its first chunk; returns the abort.
+async function streamStarted(port, body) {
+  const ctrl = new AbortController();
+  const r = await fetch(`${base(port)}/v1/completions`, {method: "POST", signal: ctrl.signal,
+    headers: {"Content-Type": "application/json"}, body: JSON.stringify({...body, stream: true})});
+  return {status: r.status, reader: r.status === 200 ? r.body.getReader() : null, abort: () => ctrl.abort(),
+          body: r.status === 200 ? null : await r.json()};
+}
+
+const LONG = {prompt: "Servers answer", max_tokens: 1800, temperature: 0, ignore_eos: true};  // runs for seconds
+
+test("a client disconnecting mid-stream is cancelled and its pages freed", async () => {
+  await idle(smallPort);
+  const before = await metrics(smallPort);
+  const s = await streamStarted(smallPort, LONG);
+  assert.equal(s.status, 200);
+  const first = await s.reader.read();  // the sequence is running
+  assert.ok(!first.done);
+  s.abort();
+  const after = await idle(smallPort);
+  assert.equal(after['llm0_requests_total{outcome="cancelled"}'] - before['llm0_requests_total{outcome="cancelled"}'], 1);
+  assert.ok(after.llm0_generation_tokens_total - before.llm0_generation_tokens_total < 1800);
+  await healthy(smallPort);
+});
+
+test("queue full: 429 with the error object; queued and running requests cancel cleanly", async () => {
+  // One slot and a one-request queue: the first request runs, the second waits, the rest are refused.
+  const first = await streamStarted(smallPort, LONG);
+  await first.reader.read();
+  const second = await streamStarted(smallPort, LONG);  // queued (its headers are already sent)
+  const rest = await Promise.all([0, 1].map(() => streamStarted(smallPort, LONG)));
+  assert.equal(first.status, 200);
+  assert.equal(second.status, 200);
+  for (const r of rest) assertErrorObject(r, 429, "queue_full");
+  const m = await metrics(smallPort);
+  assert.equal(m.llm0_queue_length, 1);
+  assert.equal(m.llm0_requests_running, 1);
+  second.abort();
+  first.abort();
+  await idle(smallPort);
+  await assert.rejects(small.completions.create({...LONG, model: "slow", max_tokens: 5000}), (e) => e.status === 400);
+  const r = await small.completions.create({model: "slow", prompt: "A dog", max_tokens: 3, temperature: 0});
+  assert.equal(r.usage.completion_tokens, 3);
+});
+
+let failed = 0;
+for (const [name, fn] of tests) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${name}\n${e.stack ?? e}`);
+  }
+}
+console.log(failed ? `${failed} of ${tests.length} failed` : `all ${tests.length} passed`);
+process.exit(failed ? 1 : 0);

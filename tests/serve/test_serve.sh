@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# ctest serve_openai (label serve): `llm0 serve` driven by the official OpenAI client (npm openai,
+# pinned in tests/serve/package.json) and by raw sockets (tests/serve/serve_test.mjs). A tiny
+# random llama model (llm0 init, a 300-token tokenizer trained here, weights scaled so greedy
+# text is varied) is served on a free port (--port 0, read from the server's first line) with a
+# pool large enough for everything (prefill chunks of 8 tokens and 12 tokens per step, so prompts
+# are read over many steps beside the decodes of the others); a larger model (~10M parameters, context 2048, so one request
+# runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation.
+# The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
+# Usage: tests/serve/test_serve.sh PATH/TO/llm0
+# Exit 77 (ctest SKIP_RETURN_CODE) only when node/npm are missing or npm cannot install the client.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+LLM0=$1
+command -v node >/dev/null && command -v npm >/dev/null || { echo "skipped: node/npm not found (Debian: apt-get install nodejs npm)"; exit 77; }
+PEERS="$ROOT/tests/serve" PACKAGE=openai "$ROOT/scripts/peers_npm_install.sh" ||
+  { echo "skipped: npm install of the openai client failed (no registry?)"; exit 77; }
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$WORK"; }
+trap cleanup EXIT
+die() { echo "test_serve: $*" >&2; exit 1; }
+
+# A corpus of a few repeated English sentences, its tokenizer and a tiny model.
+for i in $(seq 1 40); do
+  echo "The cat sat on the mat number $i. A dog ran to the park and back again, twice."
+  echo "Servers answer requests; pages hold keys and values for every token of a prompt."
+done > "$WORK/corpus.txt"
+"$LLM0" tokenizer train --data "$WORK/corpus.txt" --vocab-size 300 --output "$WORK/tokenizer.json" >/dev/null ||
+  die "tokenizer train failed"
+# model NAME HIDDEN INTERMEDIATE LAYERS HEADS KV_HEADS HEAD_DIM CONTEXT: a random llama checkpoint.
+model() {
+  cat > "$WORK/$1.json" <<JSON
+{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 300, "hidden_size": $2,
+ "intermediate_size": $3, "num_hidden_layers": $4, "num_attention_heads": $5, "num_key_value_heads": $6,
+ "head_dim": $7, "max_position_embeddings": $8, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
+ "tie_word_embeddings": false}
+JSON
+  "$LLM0" init --config "$WORK/$1.json" --seed 7 --output "$WORK/$1" >/dev/null || die "init of $1 failed"
+  cp "$WORK/tokenizer.json" "$WORK/$1/tokenizer.json"
+}
+model tiny 64 96 2 4 2 16 256
+node "$ROOT/bench/peers/scale_weights.mjs" "$WORK/tiny" 8 >/dev/null || die "scale_weights failed"
+model slow 512 1024 4 8 4 64 2048
+
+# start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
+start() {
+  local name=$1 model=$2; shift 2
+  "$LLM0" serve --model "$WORK/$model" --port 0 --threads 1 "$@" 2>"$WORK/$name.log" &
+  PIDS+=($!)
+  for _ in $(seq 1 300); do
+    PORT=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/$name.log" 2>/dev/null)
+    [ -n "$PORT" ] && return 0
+    kill -0 "${PIDS[-1]}" 2>/dev/null || { cat "$WORK/$name.log"; die "$name: the server exited at start"; }
+    sleep 0.1
+  done
+  die "$name: no 'listening on' line after 30 s"
+}
+
+start main tiny --page-size 4 --kv-pages 600 --max-batch 16 --max-queue 32 --prefill-chunk 8 --step-tokens 12 \
+  --read-timeout 2 --max-body 1
+MAIN_PORT=$PORT
+start small slow --page-size 16 --kv-pages 300 --max-batch 1 --max-queue 1
+SMALL_PORT=$PORT
+LLM0="$LLM0" MODEL="$WORK/tiny" MODEL_ID=tiny node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT"
+rc=$?
+# A clean shutdown: SIGTERM ends the server with status 0.
+for p in "${PIDS[@]}"; do
+  kill -TERM "$p"
+  wait "$p" || { echo "test_serve: a server exited with status $? after SIGTERM"; rc=1; }
+done
+PIDS=()
+[ $rc -eq 0 ] || { echo "--- server log"; cat "$WORK/main.log"; }
+exit $rc

@@ -1,0 +1,119 @@
+// `llm0 serve --model RUN [--host 127.0.0.1] [--port 8080] [--max-batch N] [--kv-pages N |
+// --kv-memory MiB] [--page-size 16] [...]`: an OpenAI-compatible HTTP server (src/serve/) with
+// continuous batching over a paged KV cache. Loopback by default. Prints one line
+// "llm0 serve: listening on http://HOST:PORT ..." on stderr once it accepts connections (with
+// --port 0 the system picks a free port and the line tells which); SIGINT / SIGTERM stop it.
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <pthread.h>
+#include <thread>
+
+#include "common.h"
+#include "core/check.h"
+#include "infer/generator_io.h"
+#include "serve/batch_engine.h"
+#include "serve/http_server.h"
+#include "serve/scheduler.h"
+
+namespace llm0::cli {
+
+namespace {
+
+struct ServeArgs {
+  std::string model, model_name;
+  serve::HttpServerOptions http;
+  serve::SchedulerOptions sched;
+  BatchEngineOptions pool;
+  int kv_pages = 0;
+  double kv_memory_mib = 0;
+  double max_body_mib = 4;
+  bool no_prefix_cache = false;
+  InferDtypes dtypes;
+};
+
+// The served model's name: --model-name, else the last component of --model ("runs/small" -> small).
+std::string model_id(const ServeArgs& a) {
+  if (!a.model_name.empty()) return a.model_name;
+  std::filesystem::path p(a.model);
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().string();
+}
+
+void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
+  LLM0_CHECK(!(pages_given && memory_given), "give --kv-pages or --kv-memory, not both");
+  GenerationModel gm = load_generation_model(a.model);
+  apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
+  const ModelConfig& c = gm.model->config();
+  a.pool.prefix_cache = !a.no_prefix_cache;
+  if (memory_given) {
+    a.pool.num_pages = 0;
+    a.pool.kv_memory_bytes = (size_t)(a.kv_memory_mib * 1024 * 1024);
+  } else {  // default: every batch slot can hold a full context
+    a.pool.num_pages = pages_given ? a.kv_pages
+                                   : a.sched.max_batch * ((c.max_position_embeddings + a.pool.page_size - 1) / a.pool.page_size);
+  }
+  BatchEngine engine(*gm.model, a.pool);
+  serve::Metrics metrics;
+  // Signals go to one waiting thread (blocked before the scheduler and HTTP threads start, so
+  // they inherit the mask).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);  // sent by this command to end the waiting thread
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  serve::Scheduler scheduler(engine, *gm.model, *gm.tokenizer, metrics, a.sched);
+  a.http.model_id = model_id(a);
+  a.http.max_body_bytes = (size_t)(a.max_body_mib * 1024 * 1024);
+  a.http.page_size = engine.page_size();
+  a.http.pages_total = engine.pages_total();
+  a.http.threads = a.sched.max_batch + a.sched.max_queue + 8;
+  serve::HttpServer server(scheduler, *gm.model, *gm.tokenizer, metrics, a.http);
+  const int port = server.bind();
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig == SIGUSR1) return;  // the server ended by itself
+    std::fprintf(stderr, "llm0 serve: stopping (signal %d)\n", sig);
+    scheduler.shutdown();  // open requests end, so their HTTP threads return
+    server.stop();
+  });
+  std::fprintf(stderr, "llm0 serve: listening on http://%s:%d (model %s, %d KV pages of %d tokens, "
+               "max batch %d, prefix cache %s)\n", a.http.host.c_str(), port, a.http.model_id.c_str(),
+               engine.pages_total(), engine.page_size(), a.sched.max_batch, a.pool.prefix_cache ? "on" : "off");
+  std::fflush(stderr);
+  server.listen();
+  scheduler.shutdown();
+  pthread_kill(waiter.native_handle(), SIGUSR1);
+  waiter.join();
+}
+
+}  // namespace
+
+void register_serve(CLI::App& app) {
+  auto* cmd = app.add_subcommand("serve", "Serve the model over the OpenAI HTTP API (continuous batching, paged KV cache)");
+  static ServeArgs a;
+  cmd->add_option("--model", a.model, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
+  cmd->add_option("--model-name", a.model_name, "Name of the model in the API (default: the --model folder's name)");
+  cmd->add_option("--host", a.http.host, "Address to listen on (loopback by default; 0.0.0.0 = every interface)")->capture_default_str();
+  cmd->add_option("--port", a.http.port, "TCP port (0 = any free port, printed at start)")->check(CLI::Range(0, 65535))->capture_default_str();
+  cmd->add_option("--max-batch", a.sched.max_batch, "Sequences decoded together in one step")->check(positive_check())->capture_default_str();
+  cmd->add_option("--max-queue", a.sched.max_queue, "Requests waiting for admission; more get 429")->check(positive_check())->capture_default_str();
+  cmd->add_option("--kv-pages", a.kv_pages, "KV pages in the pool (default: max-batch full contexts)")->check(positive_check());
+  cmd->add_option("--kv-memory", a.kv_memory_mib, "KV pool size in MiB (instead of --kv-pages)")->check(positive_check());
+  cmd->add_option("--page-size", a.pool.page_size, "Tokens per KV page")->check(positive_check())->capture_default_str();
+  cmd->add_option("--prefill-chunk", a.sched.prefill_chunk, "Prompt tokens per sequence per step (long prompts do not stall decodes)")
+      ->check(positive_check())->capture_default_str();
+  cmd->add_option("--step-tokens", a.sched.step_tokens, "Tokens per engine step: decodes first, then prefill chunks")
+      ->check(positive_check())->capture_default_str();
+  cmd->add_flag("--no-prefix-cache", a.no_prefix_cache, "Do not share the pages of identical prompt prefixes");
+  cmd->add_option("--max-body", a.max_body_mib, "Largest request body in MiB (larger: 413)")->check(positive_check())->capture_default_str();
+  cmd->add_option("--read-timeout", a.http.read_timeout_s, "Seconds a read from a client may wait (slow clients are dropped)")
+      ->check(positive_check())->capture_default_str();
+  add_dtype_options(cmd, a.dtypes);
+  add_threads_option(cmd);
+  cmd->callback([cmd] { run_serve(a, cmd->count("--kv-pages") > 0, cmd->count("--kv-memory") > 0); });
+}
+
+}  // namespace llm0::cli
