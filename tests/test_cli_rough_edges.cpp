@@ -166,6 +166,20 @@ TEST_F(CliRoughEdges, TrainRefusesNonFiniteRatesAndBalancingWithoutExperts) {
   expect_short_error("train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
                      " --max-steps -2", "must not be negative");
   expect_short_error(train + "--moe-balance bias_update", "no mixture-of-experts layers");
+  // γ is the rate of the bias update alone: with no experts or with the auxiliary loss it would
+  // be ignored, so it is refused, naming the balancing in force.
+  expect_short_error(train + "--moe-bias-gamma 0.01", "unused, the model's balancing is none (no experts)");
+  const fs::path moe = dir / "moe_config.json";
+  std::ofstream(moe) << R"({"model_type": "qwen3_moe", "vocab_size": 300, "hidden_size": 16,
+      "intermediate_size": 32, "num_hidden_layers": 1, "num_attention_heads": 2,
+      "num_key_value_heads": 1, "head_dim": 8, "max_position_embeddings": 32, "rms_norm_eps": 1e-5,
+      "rope_theta": 10000.0, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 8,
+      "router_aux_loss_coef": 0.01})";
+  const std::string moe_train = "train --config " + moe.string() + " --data " +
+                                (dir / "corpus.txt").string() + " --out " +
+                                (dir / "refused").string() + " --max-steps 2 ";
+  expect_short_error(moe_train + "--moe-bias-gamma 0.01", "the model's balancing is aux_loss");
+  expect_short_error(moe_train + "--moe-balance aux_loss --moe-bias-gamma 0.01", "is aux_loss");
   EXPECT_FALSE(fs::exists(dir / "refused" / "checkpoint"));
 }
 
@@ -230,6 +244,9 @@ TEST_F(CliRoughEdges, ResumeTakesTheScheduleFromTheCheckpointAndLogsEachStepOnce
     EXPECT_EQ(after[k].first, (int)k + 1);
     EXPECT_NEAR(after[k].second, expected[k].second, 1e-6 * std::abs(expected[k].second)) << "step " << k + 1;
   }
+  // Resuming the finished run says so (no zero figures of a session that trained nothing).
+  expect_short_error(resume, "the run is already finished (step 8 of 8");
+  EXPECT_EQ(logged_losses(cut), after);
 }
 
 TEST_F(CliRoughEdges, CommandLineParseErrorsReadLikeEveryOtherError) {

@@ -134,6 +134,7 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   nlohmann::json j = base();
   j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16, j["qk_nope_head_dim"] = 12;
   j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10, j["q_lora_rank"] = nullptr;
+  j["first_k_dense_replace"] = 2;  // dense (DeepseekV2Config's default 0 makes every layer MoE)
   const ModelConfig c = ModelConfig::from_json(j);
   EXPECT_EQ(c.mla.q_lora_rank, 0);
   EXPECT_EQ(c.mla.kv_lora_rank, 16);
@@ -147,16 +148,17 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   EXPECT_EQ(ModelConfig::from_json(j).mla.q_lora_rank, 24);
   j["n_routed_experts"] = 8, j["first_k_dense_replace"] = 2;  // both layers dense
   EXPECT_EQ(ModelConfig::from_json(j).layer(1).ffn, FfnKind::Mlp);
-  j["first_k_dense_replace"] = 1;  // layer 1 has experts, which need their sizes
-  expect_error(j, "num_experts_per_tok");
-  j = base(), j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16;
+  j["model_type"] = "deepseek_v2", j["first_k_dense_replace"] = 1;  // layer 1 has experts, whose
+  expect_error(j, "num_experts_per_tok");                          // K V2 leaves unset (None)
+  j = base(), j["model_type"] = "deepseek_v2", j["kv_lora_rank"] = 16, j["first_k_dense_replace"] = 2;
   expect_error(j, "qk_nope_head_dim");
   // Every MLA size is checked by name (a negative or zero rank used to reach the allocator).
   const nlohmann::json ok = ModelConfig::from_json(
       nlohmann::json::parse(R"({"vocab_size": 100, "hidden_size": 64, "intermediate_size": 96,
         "num_hidden_layers": 2, "num_attention_heads": 4, "max_position_embeddings": 128,
         "rms_norm_eps": 1e-6, "rope_theta": 1e4, "model_type": "deepseek_v2", "kv_lora_rank": 16,
-        "qk_nope_head_dim": 12, "qk_rope_head_dim": 8, "v_head_dim": 10})")).to_json();
+        "qk_nope_head_dim": 12, "qk_rope_head_dim": 8, "v_head_dim": 10,
+        "first_k_dense_replace": 2})")).to_json();
   const std::pair<const char*, nlohmann::json> bad[] = {
       {"kv_lora_rank", -8}, {"kv_lora_rank", 0}, {"v_head_dim", -5}, {"qk_rope_head_dim", 3},
       {"q_lora_rank", -1}, {"n_routed_experts", -1}, {"moe_layer_freq", 0},
@@ -285,4 +287,57 @@ TEST(Config, MixtureOfExpertsLayersAndRouterFields) {
   nlohmann::json wide = j;  // the shared width moe_intermediate_size × n_shared_experts overflows
   wide["moe_intermediate_size"] = 65536, wide["n_shared_experts"] = 65536;
   expect_error(wide, "n_shared_experts");
+}
+
+// What a DeepSeek config omits takes transformers' DeepseekV3Config / DeepseekV2Config defaults
+// (configuration_deepseek_v3.py: n_group 8, topk_group 4, routed_scaling_factor 2.5, top 8,
+// first_k_dense_replace 3, one shared expert, renormalised, Fe 2048; configuration_deepseek_v2.py:
+// × 1.0, two shared experts, no dense layer, not renormalised, Fe 1407, greedy, K and the groups
+// None), and a config whose MoE layers would take HF's 256 / 64 experts must state n_routed_experts.
+TEST(Config, DeepSeekMoeDefaultsAreTransformers) {
+  nlohmann::json j = base();
+  j["num_hidden_layers"] = 5, j["model_type"] = "deepseek_v3", j["kv_lora_rank"] = 16;
+  j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
+  expect_error(j, "n_routed_experts");  // layers 3, 4 would have HF's 256 experts
+  j["n_routed_experts"] = 32;
+  ModelConfig c = ModelConfig::from_json(j);
+  for (int il = 0; il < 5; ++il) EXPECT_EQ(c.layer(il).ffn, il >= 3 ? FfnKind::Moe : FfnKind::Mlp) << il;
+  EXPECT_EQ(c.moe.n_group, 8);
+  EXPECT_EQ(c.moe.topk_group, 4);
+  EXPECT_DOUBLE_EQ(c.moe.routed_scaling_factor, 2.5);
+  EXPECT_EQ(c.moe.num_experts_per_tok, 8);
+  EXPECT_EQ(c.moe.moe_intermediate_size, 2048);
+  EXPECT_EQ(c.moe.n_shared_experts, 1);
+  EXPECT_EQ(c.moe.shared_expert_intermediate_size, 2048);
+  EXPECT_TRUE(c.moe.norm_topk_prob);
+  EXPECT_EQ(c.moe.scoring, MoeScoring::Sigmoid);
+  EXPECT_EQ(c.moe.topk_method, MoeTopk::NoauxTc);
+  EXPECT_EQ(c.moe.first_k_dense_replace, 3);
+  const ModelConfig back = ModelConfig::from_json(c.to_json());  // the defaults are written out
+  EXPECT_EQ(back.moe.n_group, 8);
+  EXPECT_EQ(back.layer(3).ffn, FfnKind::Moe);
+  EXPECT_EQ(back.layer(2).ffn, FfnKind::Mlp);
+  nlohmann::json dense = j;  // 0 experts: dense, nothing else needed
+  dense["n_routed_experts"] = 0;
+  EXPECT_EQ(ModelConfig::from_json(dense).layer(4).ffn, FfnKind::Mlp);
+  // deepseek_v2: its own defaults; K is None in HF, so it must be stated.
+  j["model_type"] = "deepseek_v2";
+  expect_error(j, "num_experts_per_tok");
+  j["num_experts_per_tok"] = 4;
+  c = ModelConfig::from_json(j);
+  for (int il = 0; il < 5; ++il) EXPECT_EQ(c.layer(il).ffn, FfnKind::Moe) << il;
+  EXPECT_DOUBLE_EQ(c.moe.routed_scaling_factor, 1.0);
+  EXPECT_EQ(c.moe.moe_intermediate_size, 1407);
+  EXPECT_EQ(c.moe.shared_expert_intermediate_size, 2 * 1407);
+  EXPECT_FALSE(c.moe.norm_topk_prob);
+  EXPECT_EQ(c.moe.scoring, MoeScoring::Softmax);
+  EXPECT_EQ(c.moe.topk_method, MoeTopk::Greedy);
+  j["topk_method"] = "group_limited_greedy";  // its groups are None in HF: stated or refused
+  expect_error(j, "n_group");
+  j["n_group"] = 4;
+  expect_error(j, "topk_group");
+  j["topk_group"] = 2;
+  EXPECT_EQ(ModelConfig::from_json(j).moe.topk_group, 2);
+  j.erase("n_routed_experts");
+  expect_error(j, "n_routed_experts");
 }

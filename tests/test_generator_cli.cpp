@@ -16,6 +16,8 @@
 #include "generator_fixtures.h"
 #include "infer/generator_io.h"
 #include "io/checkpoint.h"
+#include "ledger/kv_format.h"
+#include "ledger/param_count.h"
 
 using namespace llm0;
 using namespace llm0::testing_fixtures;
@@ -80,6 +82,39 @@ TEST_F(GenerateCli, JsonMatchesLibraryAndClosedForms) {
   for (const char* k : {"prefill_seconds", "decode_seconds", "prefill_tokens_per_second",
                         "decode_tokens_per_second"})
     EXPECT_GT(j[k].get<double>(), 0.0) << k;
+}
+
+// A mixture-of-experts model: --json carries what the text summary prints — total and active
+// parameters (the ledger's) and the tokens routed to each expert of each MoE layer (K per token
+// that went through the model: the prompt and every generated token but the last).
+TEST_F(GenerateCli, JsonReportsParametersAndExpertTokens) {
+  const Tokenizer tok = Tokenizer::load(ckpt + "/tokenizer.json");
+  ModelConfig c = moe_model_config("qwen3_moe");  // layer 0 dense, layer 1 MoE, top 2 of 5
+  c.vocab_size = tok.vocab_size();
+  Model m(c);
+  random_weights(m, 5);
+  const std::string moe = (dir / "moe").string();
+  save_checkpoint(m, moe, (dir / "tokenizer.json").string());
+  const std::string args = "--model " + moe + " --prompt 'the cat sat' --max-new-tokens 4 --temperature 0";
+  const json j = cli_json(args);
+  const ParamCount n = count_parameters(c);
+  EXPECT_EQ(j["total_parameters"].get<double>(), n.total);
+  EXPECT_EQ(j["active_parameters"].get<double>(), n.active);
+  EXPECT_LT(n.active, n.total);
+  const uint64_t tokens = j["prompt_tokens"].get<uint64_t>() + 4 - 1;
+  ASSERT_EQ(j["layers"].size(), 2u);
+  EXPECT_FALSE(j["layers"][0].contains("expert_tokens"));  // the dense layer
+  const std::vector<uint64_t> routed = j["layers"][1]["expert_tokens"].get<std::vector<uint64_t>>();
+  ASSERT_EQ(routed.size(), 5u);
+  uint64_t sum = 0;
+  std::string list;
+  for (uint64_t v : routed) sum += v, list += (list.empty() ? "" : " ") + std::to_string(v);
+  EXPECT_EQ(sum, 2 * tokens);
+  const CmdOut text = cli("generate " + args);  // the same figures in the text summary
+  ASSERT_EQ(text.rc, 0) << text.err;
+  EXPECT_NE(text.err.find("tokens per expert:    layer 1: " + list), std::string::npos) << text.err;
+  EXPECT_NE(text.err.find(format_thousands((uint64_t)n.active) + " active per token"),
+            std::string::npos) << text.err;
 }
 
 TEST_F(GenerateCli, NoCacheAndChunksGiveSameTokens) {

@@ -73,7 +73,8 @@ nlohmann::json train_moe(const std::string& balance, const std::string& topk, in
       "kv_lora_rank": 12, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 8,
       "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
       "n_shared_experts": 1, "topk_method": ")" + topk + R"(", "n_group": 1, "topk_group": 1,
-      "router_aux_loss_coef": 0.0, "aux_loss_alpha": 0.05})";
+      "first_k_dense_replace": 0, "routed_scaling_factor": 1.0, "router_aux_loss_coef": 0.0,
+      "aux_loss_alpha": 0.05})";
   TrainOptions o;
   o.config = dir + "/config.json", o.data = dir + "/poems.txt", o.out = dir + "/run";
   o.batch_size = 4, o.seq_len = 32, o.max_steps = steps, o.lr = 1e-2, o.min_lr = 1e-3;

@@ -97,3 +97,24 @@ TEST(ParamCount, CliJsonReportsTheLedger) {
   EXPECT_NE(bad.rc, 0);
   EXPECT_NE(bad.err.find("/nonexistent/config.json"), std::string::npos) << bad.err;
 }
+
+// Several files: a refused one prints its own error and the others are still reported; the exit
+// status is non-zero at the end.
+TEST(ParamCount, CliReportsEveryConfigAndEachRefusal) {
+  const std::string a = ref_config("reference/qwen3-30b-a3b.json"), b = ref_config("llm0-small.json");
+  const auto err = std::filesystem::temp_directory_path() / "llm0_params_err2.txt";
+  const CmdOut r = run_cli("params --json " + quote(a) + " /nonexistent/one.json " + quote(b) +
+                           " /nonexistent/two.json", err);
+  EXPECT_NE(r.rc, 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["config"], a);
+  EXPECT_EQ(j[1]["config"], b);
+  EXPECT_EQ(j[1]["total_parameters"].get<double>(),
+            count_parameters(ModelConfig::from_file(b)).total);
+  for (const char* bad : {"/nonexistent/one.json", "/nonexistent/two.json", "2 of 4 configs refused"})
+    EXPECT_NE(r.err.find(bad), std::string::npos) << bad << "\n" << r.err;
+  const CmdOut text = run_cli("params /nonexistent/one.json " + quote(b), err);  // text output too
+  EXPECT_NE(text.rc, 0);
+  EXPECT_NE(text.out.find(b), std::string::npos) << text.out;
+}

@@ -128,16 +128,26 @@ def moe_config(c):
     t, L = c["model_type"], c["num_hidden_layers"]
     m = {"E": 0, "layers": [False] * L}
     if t in ("deepseek_v2", "deepseek_v3"):
-        v3 = t == "deepseek_v3"
+        # transformers' DeepseekV3Config / DeepseekV2Config defaults for what the config omits
+        # (V2's None for K and the groups: must be stated where used; V3 has no topk_method or
+        # scoring_func field: always noaux_tc + sigmoid).
+        d = (dict(n_shared_experts=1, routed_scaling_factor=2.5, n_group=8, topk_group=4,
+                  num_experts_per_tok=8, first_k_dense_replace=3, norm_topk_prob=True,
+                  moe_intermediate_size=2048, topk_method="noaux_tc", scoring_func="sigmoid")
+             if t == "deepseek_v3" else
+             dict(n_shared_experts=2, routed_scaling_factor=1.0, n_group=None, topk_group=None,
+                  num_experts_per_tok=None, first_k_dense_replace=0, norm_topk_prob=False,
+                  moe_intermediate_size=1407, topk_method="greedy", scoring_func="softmax"))
+        get = lambda k: d[k] if c.get(k) is None else c[k]  # noqa: E731
         E = c.get("n_routed_experts") or 0
-        first, freq = c.get("first_k_dense_replace") or 0, c.get("moe_layer_freq") or 1
+        first, freq = get("first_k_dense_replace"), c.get("moe_layer_freq") or 1
         m = {"E": E, "layers": [E > 0 and i >= first and i % freq == 0 for i in range(L)],
-             "scoring": c.get("scoring_func") or ("sigmoid" if v3 else "softmax"),
-             "topk_method": c.get("topk_method") or ("noaux_tc" if v3 else "greedy"),
-             "n_group": c.get("n_group") or 1, "topk_group": c.get("topk_group") or 1,
-             "norm": c.get("norm_topk_prob", v3), "scale": c.get("routed_scaling_factor") or 1.0,
-             "Fs": (c.get("n_shared_experts") or 0) * (c.get("moe_intermediate_size") or 0),
-             "shared": "shared_experts", "gated": False, "coef": c.get("aux_loss_alpha") or 0.0}
+             "scoring": get("scoring_func"), "topk_method": get("topk_method"),
+             "n_group": get("n_group") or 1, "topk_group": get("topk_group") or 1,
+             "norm": get("norm_topk_prob"), "scale": get("routed_scaling_factor"),
+             "Fs": get("n_shared_experts") * get("moe_intermediate_size"),
+             "shared": "shared_experts", "gated": False, "coef": c.get("aux_loss_alpha") or 0.0,
+             "K": get("num_experts_per_tok"), "Fe": get("moe_intermediate_size")}
     elif t in ("qwen2_moe", "qwen3_moe", "qwen3_next"):  # Qwen3NextSparseMoeBlock = Qwen2Moe's
         E = c.get("num_experts") or 0
         step, only = c.get("decoder_sparse_step") or 1, c.get("mlp_only_layers") or []
@@ -147,7 +157,8 @@ def moe_config(c):
              "Fs": (c.get("shared_expert_intermediate_size") or 0) if t != "qwen3_moe" else 0,
              "shared": "shared_expert", "gated": t != "qwen3_moe",
              "coef": c.get("router_aux_loss_coef") or 0.0}
-    m["K"], m["Fe"] = c.get("num_experts_per_tok"), c.get("moe_intermediate_size")
+    if "K" not in m:
+        m["K"], m["Fe"] = c.get("num_experts_per_tok"), c.get("moe_intermediate_size")
     balance = c.get("moe_balance") or ("aux_loss" if m.get("coef", 0) > 0 else "none")
     m["aux"] = m.get("coef", 0.0) if balance == "aux_loss" else 0.0
     return m
@@ -535,6 +546,12 @@ def run_twin(model_dir, tokens, targets, steps=0, lr=1e-3, weight_decay=0.1, dty
            "grads": {n: (t.grad if t.grad is not None else torch.zeros_like(t)).detach().double().numpy().copy()
                      for n, t in twin.params.items()}}
     for i in range(steps):  # step with the current gradient, then the loss of the new weights
+        # An expert no token was routed to has gradient 0, not None: AdamW still decays it and
+        # counts the step (llm0's AdamW steps every tensor, as with HF's fused experts tensor;
+        # torch.optim skips a None gradient, which would leave it undecayed and its step count behind).
+        for t in twin.params.values():
+            if t.grad is None:
+                t.grad = torch.zeros_like(t)
         opt.step()
         opt.zero_grad(set_to_none=False)
         loss, _, _ = twin.loss(tok, tgt)

@@ -33,8 +33,11 @@ nlohmann::json utf8_string(const std::string& bytes) {
 nlohmann::json generate_result_json(const GenerateResult& r) {
   using nlohmann::json;
   json layers = json::array();
-  for (const WorkCounters& c : r.layer_counters)
-    layers.push_back({{"kv_projected", c.kv_projected}, {"qk_scores", c.qk_scores}});
+  for (const WorkCounters& c : r.layer_counters) {
+    json l = {{"kv_projected", c.kv_projected}, {"qk_scores", c.qk_scores}};
+    if (!c.expert_tokens.empty()) l["expert_tokens"] = c.expert_tokens;
+    layers.push_back(std::move(l));
+  }
   json j = {
       {"prompt_tokens", r.prompt_ids.size()},
       {"generated_tokens", r.generated_ids.size()},

@@ -27,7 +27,8 @@ GenerationModel load_generation_model(const std::string& dir);
 /// The result as one JSON object: prompt_tokens, generated_tokens (counts), prompt_ids,
 /// generated_ids, text, stop_reason (stop_reason_name), stop_string (or null), context,
 /// prefill/decode seconds and tokens_per_second, kv_cache_bytes, kv_projected and qk_scores
-/// (totals) and layers: [{kv_projected, qk_scores}] per layer. Text that is not valid UTF-8 is
+/// (totals) and layers: [{kv_projected, qk_scores}] per layer, with expert_tokens (tokens routed
+/// to each expert, prefill and decode) on mixture-of-experts layers. Text that is not valid UTF-8 is
 /// written with U+FFFD replacements (JSON strings are Unicode).
 nlohmann::json generate_result_json(const GenerateResult& r);
 

@@ -93,6 +93,15 @@ ParamCount count_parameters(const ModelConfig& c) {
   return n;
 }
 
+double decode_weight_bytes(const ModelConfig& c, double num_parameters, double bf16_numel) {
+  const double embed = c.tie_word_embeddings ? 0.0 : (double)c.vocab_size * c.hidden_size;
+  const ParamCount n = count_parameters(c);
+  const double skipped = n.total - n.active;  // routed experts not chosen
+  const double skipped_bf16 = bf16_numel > 0 ? skipped : 0.0;
+  return 4.0 * (num_parameters - embed - bf16_numel - (skipped - skipped_bf16)) +
+         2.0 * (bf16_numel - skipped_bf16);
+}
+
 ModelConfig read_config_for_count(const std::string& path) {
   nlohmann::json j = text_config_of(read_json_file(path, "config file"));
   j.erase("rope_scaling");

@@ -21,6 +21,14 @@ struct ParamCount {
 /// Counts the parameters of `c` exactly as Model declares them (model/param_layout.cpp).
 ParamCount count_parameters(const ModelConfig& c);
 
+/// Bytes of weights one decode step reads (`bench generate`'s weight_bytes_per_token): every
+/// parameter but the untied input embedding table (one row per token) and the routed experts the
+/// token is not sent to (total − active of count_parameters); the `bf16_numel` numbers the model
+/// holds in BF16 (Model::bf16_numel: the matrices, routed and shared experts included, which is
+/// every expert left out here when bf16_numel > 0) at 2 bytes, the rest at 4.
+/// `num_parameters` = Model::num_parameters().
+double decode_weight_bytes(const ModelConfig& c, double num_parameters, double bf16_numel);
+
 /// A config.json read for counting: its text_config when nested, rope_scaling ignored (it
 /// changes no parameter; the engine refuses it for running). Throws llm0::Error naming the file
 /// and field for anything else ModelConfig::from_json refuses.

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/check.h"
+#include "model/moe_config.h"
 
 namespace llm0 {
 
@@ -136,9 +137,13 @@ std::vector<std::string> resolve_layer_types(const ConfigFields& f, int64_t L) {
 std::vector<bool> resolve_moe_layers(const ConfigFields& f, int64_t L) {
   std::vector<bool> moe(static_cast<size_t>(L), false);
   const std::string t = f.text_or_empty("model_type");
-  if (t.rfind("deepseek", 0) == 0) {
-    const int64_t first = f.non_negative_or("first_k_dense_replace", 0);
+  if (t == "deepseek_v2" || t == "deepseek_v3") {
+    const DeepseekMoeDefaults& d = deepseek_moe_defaults(t == "deepseek_v3");
+    const int64_t first = f.non_negative_or("first_k_dense_replace", d.first_k_dense_replace);
     const int64_t freq = f.positive_or("moe_layer_freq", 1);
+    LLM0_CHECK(first >= L || f.has("n_routed_experts"), "{}: {} config without \"n_routed_experts\" "
+               "(Hugging Face's default is {} experts on every layer from first_k_dense_replace={} "
+               "on): state it (0 for dense MLP layers)", f.source, t, d.hf_n_routed_experts, first);
     if (f.non_negative_or("n_routed_experts", 0) > 0)
       for (int64_t il = first; il < L; ++il) moe[static_cast<size_t>(il)] = il % freq == 0;
     return moe;

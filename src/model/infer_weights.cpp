@@ -1,5 +1,5 @@
 // BF16 weights for inference (Model::use_bf16_weights, see model.h): the matrices of the linear
-// layers and lm_head rounded to BF16 into one buffer, the layers' Weight views rebound to it, and
+// layers (attention, MLA, MLP, routed and shared experts) and lm_head rounded to BF16 into one buffer, the layers' Weight views rebound to it, and
 // the float32 copies released, so a decode step reads 2 bytes per weight instead of 4.
 #include <malloc.h>
 #include <sys/mman.h>
@@ -46,6 +46,15 @@ void Model::use_bf16_weights() {
                       &b.mla.w.q_a_w, &b.mla.w.q_b_w, &b.mla.w.kv_a_w, &b.mla.w.o_w,
                       &b.mlp.w.gate_w, &b.mlp.w.up_w, &b.mlp.w.down_w})
       if (w->f32) views.push_back(w);
+  // Mixture of experts: every routed expert and the shared one (the router, the correction bias
+  // and the shared expert's gate row stay float32: they are read whole for every token, E or 1
+  // rows, and the routing decisions should not move with the weights' rounding).
+  for (Block& b : blocks_) {
+    for (MlpLayer& e : b.moe.experts)
+      for (Weight* w : {&e.w.gate_w, &e.w.up_w, &e.w.down_w}) if (w->f32) views.push_back(w);
+    for (Weight* w : {&b.moe.shared.w.gate_w, &b.moe.shared.w.up_w, &b.moe.shared.w.down_w})
+      if (w->f32) views.push_back(w);
+  }
   views.push_back(&head_w_);
   std::map<size_t, size_t> numel_at;  // parameter offset -> numel
   for (const ParamInfo& p : params_.params()) numel_at[p.offset] = p.numel;

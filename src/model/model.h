@@ -107,11 +107,13 @@ class Model {
 
   // ---- inference number formats (model/infer_weights.cpp) ----
   /// Rounds the linear layers' matrices (q/k/v/o_proj, MLA's q/q_a/q_b/kv_a_proj_with_mqa/o_proj,
-  /// gate/up/down_proj) and lm_head to BF16 (nearest even; exact for a BF16 checkpoint) and reads
+  /// gate/up/down_proj of the MLPs and of every routed and shared expert) and lm_head to BF16 (nearest even; exact for a BF16 checkpoint) and reads
   /// them from there on with the BF16 kernels (ops/bf16_kernels.h); their float32 copies and the
   /// gradient buffer are given back to the OS. Stay float32: embeddings (a tied lm_head gets a
   /// BF16 copy for the product, the lookup reads float32 rows), norms, biases, sinks, MLA's
-  /// kv_b_proj (absorbed decode slices it per head). Inference only: backward() then throws.
+  /// kv_b_proj (absorbed decode slices it per head), the MoE router (mlp.gate.weight, its
+  /// e_score_correction_bias) and the shared expert's gate row, Gated DeltaNet's projections.
+  /// Inference only: backward() then throws.
   void use_bf16_weights();
   bool bf16_weights() const { return bf16_numel_ > 0; }
   /// Numbers held in BF16 (0 for float32 weights).

@@ -1,8 +1,10 @@
 // config.json <-> MoeConfig. See moe_config.h. Defaults follow the HF config classes
-// (Qwen2MoeConfig, Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config) and DeepSeek's published
-// configs: deepseek_v3 scores by sigmoid and chooses by noaux_tc unless the config says otherwise.
+// (Qwen2MoeConfig, Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config: deepseek_moe_defaults) and
+// DeepSeek's published configs: deepseek_v3 scores by sigmoid and chooses by noaux_tc unless the
+// config says otherwise.
 #include "model/moe_config.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
@@ -11,6 +13,15 @@
 namespace llm0 {
 
 bool is_deepseek_type(const std::string& t) { return t == "deepseek_v2" || t == "deepseek_v3"; }
+
+const DeepseekMoeDefaults& deepseek_moe_defaults(bool v3) {
+  // DeepseekV3Config: 256 experts, 1 shared, × 2.5, 8 groups keeping 4, top 8, layers 0-2 dense,
+  // renormalised, Fe 2048. DeepseekV2Config: 64 experts, 2 shared, × 1.0, groups and K None,
+  // no dense layer, not renormalised, Fe 1407, greedy.
+  static const DeepseekMoeDefaults kV3{256, 1, 8, 2048, 8, 4, 3, 2.5, true, "noaux_tc", "sigmoid"};
+  static const DeepseekMoeDefaults kV2{64, 2, 0, 1407, 0, 0, 0, 1.0, false, "greedy", "softmax"};
+  return v3 ? kV3 : kV2;
+}
 
 namespace {
 
@@ -53,18 +64,25 @@ MoeTopk parse_topk(const std::string& s, const std::string& src) {
 }
 
 void read_deepseek(const ConfigFields& f, const std::string& t, MoeConfig& m) {
-  m.num_experts = int_or(f, "n_routed_experts", 0);
-  m.n_shared_experts = int_or(f, "n_shared_experts", 0);
-  m.routed_scaling_factor = number_or(f.config, "routed_scaling_factor", 1.0, std::string(f.source));
-  const bool v3 = t == "deepseek_v3";
-  m.topk_method = parse_topk(text_or(f, "topk_method", v3 ? "noaux_tc" : "greedy"), std::string(f.source));
-  m.scoring = parse_scoring(text_or(f, "scoring_func", v3 ? "sigmoid" : "softmax"), std::string(f.source));
-  m.n_group = positive_int(f, "n_group", 1, false);
-  m.topk_group = positive_int(f, "topk_group", 1, false);
-  m.norm_topk_prob = f.flag_or("norm_topk_prob", v3);
-  m.first_k_dense_replace = int_or(f, "first_k_dense_replace", 0);
+  const DeepseekMoeDefaults& d = deepseek_moe_defaults(t == "deepseek_v3");
+  const std::string src(f.source);
+  m.num_experts = int_or(f, "n_routed_experts", 0);  // stated whenever a layer has experts
+  m.n_shared_experts = int_or(f, "n_shared_experts", d.n_shared_experts);
+  m.routed_scaling_factor = number_or(f.config, "routed_scaling_factor", d.routed_scaling_factor, src);
+  m.topk_method = parse_topk(text_or(f, "topk_method", d.topk_method), src);
+  m.scoring = parse_scoring(text_or(f, "scoring_func", d.scoring_func), src);
+  // Groups matter only to the grouped methods; DeepseekV2Config's None there must be stated.
+  const bool need_groups = m.topk_method != MoeTopk::Greedy && d.n_group == 0;
+  m.n_group = positive_int(f, "n_group", std::max(d.n_group, 1), need_groups);
+  m.topk_group = positive_int(f, "topk_group", std::max(d.topk_group, 1), need_groups);
+  m.norm_topk_prob = f.flag_or("norm_topk_prob", d.norm_topk_prob);
+  m.first_k_dense_replace = int_or(f, "first_k_dense_replace", d.first_k_dense_replace);
   m.moe_layer_freq = positive_int(f, "moe_layer_freq", 1, false);
-  m.router_aux_loss_coef = number_or(f.config, "aux_loss_alpha", 0.0, std::string(f.source));
+  m.router_aux_loss_coef = number_or(f.config, "aux_loss_alpha", 0.0, src);
+  if (m.num_experts == 0) return;
+  m.num_experts_per_tok = positive_int(f, "num_experts_per_tok", d.num_experts_per_tok,
+                                       d.num_experts_per_tok == 0);
+  m.moe_intermediate_size = positive_int(f, "moe_intermediate_size", d.moe_intermediate_size, false);
 }
 
 void read_qwen(const ConfigFields& f, const std::string& t, MoeConfig& m) {
@@ -105,9 +123,10 @@ MoeConfig MoeConfig::from_json(const nlohmann::json& j, const std::string& t, co
   if (is_deepseek_type(t)) read_deepseek(f, t, m);
   else if (t == "qwen2_moe" || t == "qwen3_moe" || t == "qwen3_next") read_qwen(f, t, m);
   if (!m.enabled()) return m;
-  m.num_experts_per_tok = positive_int(f, "num_experts_per_tok", 0, true);
-  m.moe_intermediate_size = positive_int(f, "moe_intermediate_size", 0, true);
-  if (is_deepseek_type(t)) {
+  if (!is_deepseek_type(t)) {
+    m.num_experts_per_tok = positive_int(f, "num_experts_per_tok", 0, true);
+    m.moe_intermediate_size = positive_int(f, "moe_intermediate_size", 0, true);
+  } else {
     const int64_t Fs = (int64_t)m.moe_intermediate_size * m.n_shared_experts;
     LLM0_CHECK(Fs <= 2147483647LL, "{}: moe_intermediate_size {} × n_shared_experts {} = {} is out "
                "of range", src, m.moe_intermediate_size, m.n_shared_experts, Fs);

@@ -71,4 +71,23 @@ MoeBalance parse_moe_balance(const std::string& s, const std::string& src);
 /// True for the model types whose MoE fields use DeepSeek's names.
 bool is_deepseek_type(const std::string& model_type);
 
+/// The values Hugging Face's DeepseekV2Config / DeepseekV3Config give the MoE fields a config
+/// omits (transformers' configuration_deepseek_v2.py / configuration_deepseek_v3.py). 0 in
+/// num_experts_per_tok, n_group or topk_group: DeepseekV2Config's None, so the field must be
+/// stated where it is used (K on any MoE layer; the groups with group_limited_greedy).
+/// topk_method / scoring_func: DeepseekV3Config has neither field (its router is always sigmoid +
+/// noaux_tc); DeepSeek's own configs state them. n_routed_experts (HF: 256 / 64) has no default
+/// here: a config whose layers past first_k_dense_replace would have experts must state it (0 =
+/// dense MLP layers), as a silent 256-expert model from a forgotten field helps nobody.
+struct DeepseekMoeDefaults {
+  int hf_n_routed_experts, n_shared_experts, num_experts_per_tok, moe_intermediate_size;
+  int n_group, topk_group, first_k_dense_replace;
+  double routed_scaling_factor;
+  bool norm_topk_prob;
+  const char* topk_method;
+  const char* scoring_func;
+};
+/// The defaults of deepseek_v3 (`v3`) or deepseek_v2.
+const DeepseekMoeDefaults& deepseek_moe_defaults(bool v3);
+
 }  // namespace llm0

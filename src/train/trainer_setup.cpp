@@ -48,7 +48,15 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   if (dp_->rank() != 0) o_.quiet = true;  // one voice: rank 0
   std::vector<std::string> train, val;
   load_corpus(train, val);
-  setup_model_and_tokenizer(train);
+  setup_model_and_tokenizer(train);  // on --resume: the state read, the batch checked
+  LLM0_CHECK(o_.resume.empty() || state_.step < state_.total_steps, "--resume {}: the run is "
+             "already finished (step {} of {}): nothing is left to train", o_.resume, state_.step,
+             state_.total_steps);
+  const MoeBalance balance = model_->config().moe.balance;  // γ is bias_update's rate alone
+  LLM0_CHECK(!o_.given.count("--moe-bias-gamma") || balance == MoeBalance::BiasUpdate,
+             "--moe-bias-gamma {}: unused, the model's balancing is {} (γ is bias_update's rate)",
+             o_.moe_bias_gamma, !model_->config().moe.enabled() ? "none (no experts)"
+             : balance == MoeBalance::AuxLoss ? "aux_loss" : "none");
   LLM0_CHECK(o_.seq_len <= model_->config().max_position_embeddings,
              "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
              model_->config().max_position_embeddings);

@@ -6,10 +6,12 @@
 # gated shared expert) — the same greedy ids and first-step log-probabilities within 1e-4
 # (scripts/parity_llamacpp.sh; on the hybrid, llm0 is 6.5e-5 and llama.cpp 1.5e-5 from a float64
 # PyTorch-twin evaluation of the same weights, so 1e-4 bounds float32 rounding on both sides);
-# then BF16: llm0-small and the 30M model converted to BF16, llm0's BF16 weights against llama.cpp's
-# float32 run of the same rounded weights (identical greedy ids, log-probabilities within 1e-4),
+# then BF16: llm0-small, the 30M model and the two MoE models converted to BF16 (routed and shared
+# experts held in BF16 by llm0), llm0's BF16 weights against llama.cpp's float32 run of the same
+# rounded weights (identical greedy ids, log-probabilities within 1e-4),
 # the same BF16 GGUF in llama.cpp's BF16 kernels reported (they round activations to BF16 and move
-# log-probabilities by up to ~0.2 on these random models, enough to flip near-tied tokens); and the
+# log-probabilities by up to ~0.2 on these random models, enough to flip near-tied tokens; on the
+# MoE models also the routing, up to ~3 on the deepseek2 one); and the
 # `make run` model (runs/small/checkpoint, or LLM0_TRAINED_MODEL) as a BF16 GGUF: greedy ids
 # identical to llama.cpp's BF16 run (log-probabilities within 5e-2), skipped with a note when absent.
 # Usage: tests/peer/test_llamacpp_parity.sh PATH/TO/llm0
@@ -20,7 +22,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v node >/dev/null && command -v npm >/dev/null || { echo "skipped: node/npm not found"; exit 77; }
 "$ROOT/scripts/peers_npm_install.sh" || { echo "skipped: npm install of node-llama-cpp failed"; exit 77; }
 LLM0=$1 MODELS="small small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe" N=${N:-32} THREADS=1 "$ROOT/scripts/parity_llamacpp.sh" || exit 1
-LLM0=$1 MODELS="small 30m" N=${N:-32} THREADS=1 DTYPE=bf16 TOL=3e-1 BF16_STRICT=0 \
+LLM0=$1 MODELS="small 30m small-qwen3moe small-deepseekmoe" N=${N:-32} THREADS=1 DTYPE=bf16 TOL=3e-1 BF16_STRICT=0 \
   "$ROOT/scripts/parity_llamacpp.sh" || exit 1
 TRAINED=${LLM0_TRAINED_MODEL:-$ROOT/runs/small/checkpoint}
 if [ ! -f "$TRAINED/config.json" ]; then

@@ -90,6 +90,17 @@ CONFIGS = {
                                      moe_intermediate_size=6, n_shared_experts=2, n_group=4, topk_group=2,
                                      norm_topk_prob=True, routed_scaling_factor=2.5, first_k_dense_replace=0,
                                      scoring_func="sigmoid", topk_method="noaux_tc"),
+    # DeepSeek configs that omit the routing fields: each side applies transformers' defaults by
+    # its own code (V3: 8 groups keeping 4, top 8, × 2.5, renormalised, one shared expert, layers
+    # 0-2 dense; V2: × 1.0, two shared experts, greedy softmax, not renormalised, no dense layer).
+    "deepseek_v3_moe_defaults": dict(model_type="deepseek_v3", num_attention_heads=4, num_key_value_heads=4,
+                                     kv_lora_rank=9, qk_nope_head_dim=6, qk_rope_head_dim=2, v_head_dim=5,
+                                     q_lora_rank=None, rms_norm_eps=1e-6, num_hidden_layers=4,
+                                     n_routed_experts=32, moe_intermediate_size=6),
+    "deepseek_v2_moe_defaults": dict(model_type="deepseek_v2", num_attention_heads=3, num_key_value_heads=3,
+                                     kv_lora_rank=11, qk_nope_head_dim=5, qk_rope_head_dim=4, v_head_dim=7,
+                                     q_lora_rank=None, rms_norm_eps=1e-6, n_routed_experts=6,
+                                     num_experts_per_tok=2, moe_intermediate_size=10),
     # Gated DeltaNet (Qwen3-Next layout): hybrid 2 linear : 1 full with gated attention, (1 + w)
     # norms and partial RoPE; all linear; long sequences (T > the op's 64-token chunk) on 2
     # threads; a llama with linear layers and the attn_output_gate extension key. (Four layers
@@ -214,6 +225,7 @@ def run_config(llm0, name, overrides, work, seed):
     B, T = cfg.pop("_batch", (globals()["B"], globals()["T"]))
     threads = cfg.pop("_threads", 1)
     lr = cfg.pop("_lr", LR)
+    as_given = any(k in cfg for k in SLIDING_OR_SINKS)
     d = os.path.join(work, name)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "config.in.json"), "w") as f:
@@ -221,9 +233,9 @@ def run_config(llm0, name, overrides, work, seed):
     ckpt, out = os.path.join(d, "ckpt"), os.path.join(d, "llm0")
     subprocess.run([llm0, "init", "--config", os.path.join(d, "config.in.json"), "--seed", str(seed),
                     "--output", ckpt, "--threads", "1"], check=True, capture_output=True)
-    if any(k in cfg for k in SLIDING_OR_SINKS):
+    if as_given:
         # The Hugging Face style config as given (Mistral / Qwen2 rules, not llm0's explicit
-        # layer_types): each side resolves the sliding layers by its own code.
+        # layer_types; DeepSeek's omitted fields): each side resolves them by its own code.
         with open(os.path.join(ckpt, "config.json"), "w") as f:
             json.dump(cfg, f)
     rng = np.random.default_rng(seed)
@@ -277,7 +289,7 @@ def run_config(llm0, name, overrides, work, seed):
                 failures.append(f"{key} rel err {r[key]:.3e} > {tol:g}" + (f" ({worst})" if key == "grad" else ""))
         if not ref["losses"][-1] < ref["losses"][0]:
             failures.append("the twin's loss did not fall over the AdamW steps: the check is vacuous")
-    if any(k in cfg for k in SLIDING_OR_SINKS):
+    if as_given:
         failures += check_cached_and_bf16(llm0, ckpt, d, tokens[0], threads)
     return failures
 

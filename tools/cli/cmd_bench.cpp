@@ -164,15 +164,8 @@ void run_bench_generate(const GenBenchArgs& a) {
       tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
     }
   });
-  // Every weight but the untied input embedding table (one row per token) and the experts a
-  // token is not routed to (MoE: float32, `llm0 params`' total − active) is read per token:
-  // the BF16 matrices at 2 bytes, the rest at 4.
-  const double embed = cfg.tie_word_embeddings ? 0.0 : (double)V * cfg.hidden_size;
-  const ParamCount counted = count_parameters(cfg);
-  const double skipped = counted.total - counted.active;
-  const double bf16 = (double)model->bf16_numel();
-  const double weight_bytes =
-      4.0 * ((double)model->num_parameters() - embed - bf16 - skipped) + 2.0 * bf16;
+  const double weight_bytes = decode_weight_bytes(cfg, (double)model->num_parameters(),
+                                                  (double)model->bf16_numel());
   const double bw = measure_read_bandwidth(5);
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "generate"},
                       {"model", a.model.empty() ? a.config : a.model}, {"threads", num_threads()},

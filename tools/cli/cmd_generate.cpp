@@ -2,7 +2,8 @@
 // naive recompute with --no-cache), streaming text to stdout as it is generated (never half a
 // UTF-8 character), followed by a newline. The summary (token counts, stop reason, tokens/s,
 // KV-cache bytes, work counters) goes to stderr, so stdout holds only generated text.
-// --json: no streaming; one JSON object per prompt on stdout, one per line (JSON Lines).
+// --json: no streaming; one JSON object per prompt on stdout, one per line (JSON Lines), with the
+// summary's figures (total / active parameters, tokens per expert per MoE layer) as fields.
 // --prompts-file: every non-empty line is an independent prompt, run one after another.
 // --prompt "": generation starts from <|endoftext|>, the start of a new text.
 #include <cmath>
@@ -107,7 +108,10 @@ void run_generate(GenerateArgs& a) {
   for (const std::string& prompt : prompts) {
     if (a.json) {
       const GenerateResult r = gen.generate(prompt, a.opt);
-      std::printf("%s\n", generate_result_json(r).dump().c_str());
+      nlohmann::json j = generate_result_json(r);
+      const ParamCount n = count_parameters(gm.model->config());  // as the text summary prints
+      j["total_parameters"] = (int64_t)n.total, j["active_parameters"] = (int64_t)n.active;
+      std::printf("%s\n", j.dump().c_str());
     } else {
       const GenerateResult r = gen.generate(prompt, a.opt, [](std::string_view piece) {
         std::fwrite(piece.data(), 1, piece.size(), stdout);

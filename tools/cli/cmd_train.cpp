@@ -52,7 +52,7 @@ void register_train(CLI::App& app) {
   cmd->add_flag("--allreduce-buckets", o.allreduce_buckets, "Data parallel: all-reduce each block's gradients during the backward of the earlier blocks (MPI_Iallreduce)");
   cmd->add_option("--test-fault", o.test_fault, "Tests only: desync@STEP or die@STEP on the last rank")->group("");
   cmd->add_option("--moe-balance", o.moe_balance, "Mixture-of-experts load balancing: none, aux_loss (router_aux_loss_coef, default 0.001) or bias_update (noaux_tc routers); default: the config's moe_balance")->check(CLI::IsMember({"none", "aux_loss", "bias_update"}));
-  cmd->add_option("--moe-bias-gamma", o.moe_bias_gamma, "Bias update speed γ of --moe-balance bias_update")->check(positive_check())->capture_default_str();
+  cmd->add_option("--moe-bias-gamma", o.moe_bias_gamma, "Bias update speed γ of --moe-balance bias_update (refused with any other balancing)")->check(positive_check())->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
