@@ -5,3 +5,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build/bench_train_step --benchmark_counters_tabular=true
 build/bench_generate --benchmark_counters_tabular=true
+build/bench_serve_engine --threads 1

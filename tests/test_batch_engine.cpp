@@ -391,6 +391,7 @@ TEST(BatchEngine, PrefixPagesAreSharedAndReturned) {
   EXPECT_EQ(e.page_refs(pa[1]), 2);
   EXPECT_EQ(e.page_refs(pa[2]), 1);
   EXPECT_EQ(e.page_refs(pb[2]), 1);
+  EXPECT_THROW(e.page_refs(10), Error);
   EXPECT_EQ(e.pages_in_use(), 6);
   e.step({{ib, b.data() + 8, 7}}, logits.data());
   EXPECT_EQ(e.bytes_in_use(), per_token * (14 + 7));  // 8 shared positions once

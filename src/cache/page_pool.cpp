@@ -2,6 +2,7 @@
 #include "cache/page_pool.h"
 
 #include <cstring>
+#include <new>
 
 #include "core/check.h"
 #include "core/half.h"
@@ -16,8 +17,13 @@ PagePool::PagePool(int num_pages, int page_size, int num_layers, int width, Cach
   const double numbers = (double)num_pages * page_size * num_layers * 2.0 * width;
   LLM0_CHECK(numbers <= (double)(1L << 40), "KV page pool of {} pages × {} tokens is too large",
              num_pages, page_size);
-  if (dtype == CacheDtype::F32) f32_.assign((size_t)numbers, 0.0f);
-  else bf16_.assign((size_t)numbers, 0);
+  try {
+    if (dtype == CacheDtype::F32) f32_.reset(new float[(size_t)numbers]);
+    else bf16_.reset(new uint16_t[(size_t)numbers]);
+  } catch (const std::bad_alloc&) {
+    LLM0_FAIL("KV page pool: cannot allocate {} pages of {} tokens ({} MiB)", num_pages,
+              page_size, numbers * cache_dtype_bytes(dtype) / (1 << 20));
+  }
   refs_.assign((size_t)num_pages, 0), filled_.assign((size_t)num_pages, 0);
   for (int p = num_pages - 1; p >= 0; --p) free_.push_back(p);  // page 0 is taken first
 }
@@ -64,7 +70,7 @@ void PagePool::write(int page, int il, int slot, int n, const float* k, const fl
   for (int kv = 0; kv < 2; ++kv) {
     const size_t at = offset(page, il, kv) + (size_t)slot * width_;
     const float* src = kv ? v : k;
-    if (dtype_ == CacheDtype::F32) std::memcpy(f32_.data() + at, src, count * sizeof(float));
+    if (dtype_ == CacheDtype::F32) std::memcpy(f32_.get() + at, src, count * sizeof(float));
     else
       for (size_t i = 0; i < count; ++i) bf16_[at + i] = float_to_bf16(src[i]);
   }
@@ -74,8 +80,8 @@ void PagePool::write(int page, int il, int slot, int n, const float* k, const fl
 
 const void* PagePool::rows(int page, int il, int kv) const {
   const size_t at = offset(page, il, kv);
-  if (dtype_ == CacheDtype::F32) return f32_.data() + at;
-  return bf16_.data() + at;
+  if (dtype_ == CacheDtype::F32) return f32_.get() + at;
+  return bf16_.get() + at;
 }
 
 }  // namespace llm0

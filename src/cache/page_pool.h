@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "cache/cache_rows.h"
@@ -54,8 +55,10 @@ class PagePool {
   size_t offset(int page, int il, int kv) const;  // numbers before the row block
   int page_size_, layers_, width_;
   CacheDtype dtype_;
-  std::vector<float> f32_;      // [pages, L, 2, page_size, width] (F32)
-  std::vector<uint16_t> bf16_;  // same layout (BF16)
+  // [pages, L, 2, page_size, width] (F32) or the same in BF16. Not zero-filled: the OS maps a
+  // page of memory when a row is first written, so resident memory follows the tokens held.
+  std::unique_ptr<float[]> f32_;
+  std::unique_ptr<uint16_t[]> bf16_;
   std::vector<int> refs_, filled_, free_;
 };
 

@@ -1,7 +1,9 @@
 // Linear layer (PyTorch nn.Linear): y = x · Wᵀ + b, every product through OpenBLAS cblas_sgemm.
 // Layouts (row-major, outermost first): x [N, I], W [O, I] (PyTorch [out_features, in_features]),
 // b [O], y [N, O]. Gradient rule (llm.c): dW and db accumulate (+=); dx is overwritten unless
-// `accumulate_dx` is set (used where two branches feed the same input).
+// `accumulate_dx` is set (used where two branches feed the same input). Inside a
+// RowIndependentLinear scope (ops/linear_rows.h: the serving engine's step) the forward products
+// run linear_rows instead, whose per-element order does not depend on N.
 #pragma once
 
 #include <span>

@@ -221,6 +221,10 @@ const std::vector<int>& BatchEngine::pages(SeqId id) const {
   return impl_->seq(id, "pages").table->pages;
 }
 
-int BatchEngine::page_refs(int page) const { return impl_->pool->refs(page); }
+int BatchEngine::page_refs(int page) const {
+  LLM0_CHECK(page >= 0 && page < pages_total(), "page {} does not exist (the pool has {})", page,
+             pages_total());
+  return impl_->pool->refs(page);
+}
 
 }  // namespace llm0
