@@ -1,8 +1,9 @@
-// Decode attention from a BF16 KV cache (llm0-30m's layer: H 8, Hkv 4, D 64) at Tk cached rows:
-//   BM_AttentionDecodeBf16/0/Tk: widen K and V in full, then attention_forward (sgemm) — the path
-//     before ops/attention_rows;
-//   BM_AttentionDecodeBf16/1/Tk: attention_decode_rows, reading the BF16 rows as stored.
-// One thread (set OMP_NUM_THREADS=1); compare the two rows of each Tk.
+// Decode attention from a BF16 KV cache (H 8, D 64; Hkv 8, 4 (llm0-30m's layer) or 1) at Tk
+// cached rows:
+//   BM_AttentionDecodeBf16/0/Hkv/Tk: widen K and V in full, then attention_forward (sgemm);
+//   BM_AttentionDecodeBf16/1/Hkv/Tk: attention_decode_rows, reading the BF16 rows as stored.
+// One thread (set OMP_NUM_THREADS=1); compare the two rows of each Hkv, Tk. The layer takes the
+// second only up to 2 query heads per KV head (layers/attention.cpp).
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -16,7 +17,7 @@ using namespace llm0;
 
 static void BM_AttentionDecodeBf16(benchmark::State& st) {
   const bool rows = st.range(0) == 1;
-  const int Tk = (int)st.range(1), H = 8, Hkv = 4, D = 64;
+  const int Hkv = (int)st.range(1), Tk = (int)st.range(2), H = 8, D = 64;
   const size_t n = (size_t)Tk * Hkv * D;
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -42,6 +43,6 @@ static void BM_AttentionDecodeBf16(benchmark::State& st) {
     benchmark::DoNotOptimize(out.data());
   }
 }
-BENCHMARK(BM_AttentionDecodeBf16)->ArgsProduct({{0, 1}, {192, 704, 2048}})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_AttentionDecodeBf16)->ArgsProduct({{0, 1}, {8, 4, 1}, {192, 704, 2048}})->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();
