@@ -72,6 +72,45 @@ TEST(OpsBf16Kernels, DotWithinTheDocumentedBoundForEveryKernelAndTail) {
   std::printf("\n");
 }
 
+// The attention kernels over BF16 rows given by pointers (rows scattered, an offset into each):
+// q·k per row within the widening bound, and the weighted sum of rows within n · 2^-24 · Σ|p v|,
+// for D / Dv with every tail (not multiples of 8/16/64) and every kernel this CPU runs.
+TEST(OpsBf16Kernels, AttentionRowKernelsWithinTheirBounds) {
+  for (Bf16Kernel k : kKernels) {
+    if (!bf16_kernel_supported(k)) continue;
+    std::mt19937 rng(19);
+    for (int n : {1, 5, 40})
+      for (int D : {7, 16, 33, 64, 101, 136}) {
+        SCOPED_TRACE(format("kernel={} n={} D={}", bf16_kernel_name(k), n, D));
+        const long off = 3, width = D + 5;
+        const auto store = rand_bf16((size_t)(n * 2 * width), rng);
+        std::vector<const uint16_t*> rows((size_t)n);
+        for (int j = 0; j < n; ++j) rows[(size_t)j] = store.data() + (long)((j * 7) % n) * 2 * width;
+        const auto q = test::rand_vec((size_t)D, rng, -3.0f, 3.0f);
+        const auto p = test::rand_vec((size_t)n, rng, 0.0f, 1.0f);
+        std::vector<float> s((size_t)n, NAN), out((size_t)D, NAN);
+        bf16_dot_rows(s.data(), rows.data(), off, n, q.data(), D, k);
+        bf16_weighted_rows(out.data(), p.data(), rows.data(), off, n, D, k);
+        for (int j = 0; j < n; ++j) {
+          double want = 0, mass = 0;
+          for (int i = 0; i < D; ++i) {
+            const double t = (double)bf16_to_float(rows[(size_t)j][off + i]) * q[(size_t)i];
+            want += t, mass += std::fabs(t);
+          }
+          EXPECT_LE(std::fabs(s[(size_t)j] - want), bound(Bf16Kernel::Scalar, D, mass)) << "row " << j;
+        }
+        for (int c = 0; c < D; ++c) {
+          double want = 0, mass = 0;
+          for (int j = 0; j < n; ++j) {
+            const double t = (double)p[(size_t)j] * bf16_to_float(rows[(size_t)j][off + c]);
+            want += t, mass += std::fabs(t);
+          }
+          EXPECT_LE(std::fabs(out[(size_t)c] - want), bound(Bf16Kernel::Scalar, n + 1, mass)) << "col " << c;
+        }
+      }
+  }
+}
+
 TEST(OpsBf16Kernels, SplitOperandIsTheFloatToSixteenBits) {
   // hi + lo of the avx512bf16 operand reproduces x within 2^-16 relative (the bound's first term).
   std::mt19937 rng(3);

@@ -58,6 +58,17 @@ void AppendRows::commit(long pos, long n) {
   if (store_.dtype() == CacheDtype::BF16) store_.write(pos, n, staging_.data());
 }
 
+KvRowSet AppendRows::row_pointers(long n, KvRowPointers& ptrs) const {
+  if (store_.dtype() == CacheDtype::F32) {
+    ptrs.f32.resize((size_t)n);
+    for (long r = 0; r < n; ++r) ptrs.f32[(size_t)r] = store_.f32_row(r);
+    return KvRowSet{ptrs.f32.data(), nullptr};
+  }
+  ptrs.bf16.resize((size_t)n);
+  for (long r = 0; r < n; ++r) ptrs.bf16[(size_t)r] = store_.bf16_row(r);
+  return KvRowSet{nullptr, ptrs.bf16.data()};
+}
+
 const float* AppendRows::all(long n) const {
   if (store_.dtype() == CacheDtype::F32) return store_.f32();
   std::vector<float>& buf = *read_buffer_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "ops/attention_rows.h"
 
 namespace llm0 {
 
@@ -41,6 +42,9 @@ class CacheRows {
   void write(long row, long n, const float* src);
   /// dst [n, width] = rows [row, row + n), as float32.
   void read(long row, long n, float* dst) const;
+  /// Row r as stored (width() numbers): float32 (F32 store) or bf16 bits (BF16 store).
+  const float* f32_row(long r) const { return f32_.data() + r * width_; }
+  const uint16_t* bf16_row(long r) const { return bf16_.data() + r * width_; }
   /// The float32 storage, or null when BF16.
   float* f32() { return f32_.data(); }
   const float* f32() const { return f32_.data(); }
@@ -71,6 +75,9 @@ class AppendRows {
   void commit(long pos, long n);
   /// Rows [0, n) as float32: the store itself (F32) or widened into the read buffer (BF16).
   const float* all(long n) const;
+  /// Rows [0, n) as stored, without widening (ops/attention_rows.h): their pointers are written
+  /// into `ptrs` (the vector of the store's dtype, resized to n), which must outlive the result.
+  KvRowSet row_pointers(long n, KvRowPointers& ptrs) const;
   size_t bytes(long n) const { return store_.bytes(n); }
   CacheDtype dtype() const { return store_.dtype(); }
 

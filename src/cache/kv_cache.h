@@ -35,6 +35,12 @@ class KvCache final : public LayerCache {
   /// widens them into its read buffer: valid until the next k() / v() of any layer).
   const float* k() const { return k_.all(length_); }
   const float* v() const { return v_.all(length_); }
+  /// The stored K / V rows [0, length) as they are held (float32 or bf16, no widening): row
+  /// pointers written into `ptrs` (must outlive the result). For decode attention
+  /// (ops/attention_rows.h).
+  KvRowSet k_rows_view(KvRowPointers& ptrs) const { return k_.row_pointers(length_, ptrs); }
+  KvRowSet v_rows_view(KvRowPointers& ptrs) const { return v_.row_pointers(length_, ptrs); }
+  CacheDtype dtype() const { return k_.dtype(); }
 
  private:
   void check_append(int pos, int n) const;

@@ -8,6 +8,7 @@
 #include "layers/attention_gate.h"
 #include "layers/norm.h"
 #include "ops/attention.h"
+#include "ops/attention_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 #include "ops/rope.h"
@@ -173,7 +174,18 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
               g.rstd + (long)Tn * cfg->num_attention_heads, g.qg, g.gate);
   cache.commit(Tn);
   const AttentionDims d = dims(1, Tn, pos + Tn, pos);
-  const uint64_t qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
+  uint64_t qk;
+  // Decode from a BF16 cache with at most 2 query heads per KV head: attention reads the stored
+  // rows, widening in registers. Larger groups widen and use one sgemm per KV head, which shares
+  // each row among the group (bench_attention_rows: rows 1.9-3.2x faster at group 1, 1.0-2.0x at
+  // group 2, 0.6-0.9x at group 8; docs/performance.md).
+  if (Tn == 1 && cache.dtype() == CacheDtype::BF16 && d.H <= 2 * d.Hkv) {
+    thread_local KvRowPointers k_ptrs, v_ptrs;
+    qk = attention_decode_rows(g.attn, nullptr, g.q, cache.k_rows_view(k_ptrs),
+                               cache.v_rows_view(v_ptrs), d);
+  } else {
+    qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
+  }
   counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
   counters.kv_bytes_read += kv_bytes_read(d, cache.bytes_per_number());
 }

@@ -97,6 +97,24 @@ float bf16_dot(const uint16_t* w, const Bf16Operand& x) {
   return dot_scalar(w, x.x, x.I);
 }
 
+void bf16_dot_rows(float* s, const uint16_t* const* rows, long off, int n, const float* q, int D,
+                   Bf16Kernel k) {
+  if (k == Bf16Kernel::Avx512 || k == Bf16Kernel::Avx512Bf16)
+    return bf16_detail::dot_rows_avx512(s, rows, off, n, q, D);
+  if (k == Bf16Kernel::Avx2) return bf16_detail::dot_rows_avx2(s, rows, off, n, q, D);
+  for (int j = 0; j < n; ++j) s[j] = dot_scalar(rows[j] + off, q, D);
+}
+
+void bf16_weighted_rows(float* out, const float* p, const uint16_t* const* rows, long off, int n,
+                        int Dv, Bf16Kernel k) {
+  if (k == Bf16Kernel::Avx512 || k == Bf16Kernel::Avx512Bf16)
+    return bf16_detail::weighted_rows_avx512(out, p, rows, off, n, Dv);
+  if (k == Bf16Kernel::Avx2) return bf16_detail::weighted_rows_avx2(out, p, rows, off, n, Dv);
+  for (int c = 0; c < Dv; ++c) out[c] = 0.0f;
+  for (int j = 0; j < n; ++j)
+    for (int c = 0; c < Dv; ++c) out[c] += p[j] * widen(rows[j][off + c]);
+}
+
 void bf16_widen(float* dst, const uint16_t* src, long n, Bf16Kernel k) {
   if (k == Bf16Kernel::Avx512 || k == Bf16Kernel::Avx512Bf16) return bf16_detail::widen_avx512(dst, src, n);
   if (k == Bf16Kernel::Avx2) return bf16_detail::widen_avx2(dst, src, n);

@@ -46,6 +46,17 @@ struct Bf16Operand {
 /// Σ_i bf16(w[i]) · x[i] over the operand's I entries, with the operand's kernel.
 float bf16_dot(const uint16_t* w, const Bf16Operand& x);
 
+/// Attention over BF16 cached rows (ops/attention_rows.h), widening in registers, each with kernel
+/// k's instructions (avx512bf16 uses the avx512 code: exact widening, float32 FMA):
+/// s[j] = Σ_i bf16(rows[j][off + i]) · q[i] for j < n (q·k for n keys; bound as bf16_dot's
+/// widening kernels, I = D).
+void bf16_dot_rows(float* s, const uint16_t* const* rows, long off, int n, const float* q, int D,
+                   Bf16Kernel k);
+/// out[Dv] = Σ_{j<n} p[j] · bf16(rows[j][off .. off + Dv)) (the softmax-weighted sum of n value
+/// rows; float32 accumulation in j order per column: error <= n · 2^-24 · Σ_j |p_j v_j|).
+void bf16_weighted_rows(float* out, const float* p, const uint16_t* const* rows, long off, int n,
+                        int Dv, Bf16Kernel k);
+
 /// dst[n] = float32 of the bf16 bits src[n] (exact), with kernel k's instructions.
 void bf16_widen(float* dst, const uint16_t* src, long n, Bf16Kernel k);
 
@@ -57,6 +68,10 @@ namespace bf16_detail {
 float dot_avx2(const uint16_t* w, const float* x, int I);
 float dot_avx512(const uint16_t* w, const float* x, int I);
 float dot_avx512bf16(const uint16_t* w, const uint16_t* hi, const uint16_t* lo, int I);
+void dot_rows_avx2(float* s, const uint16_t* const* rows, long off, int n, const float* q, int D);
+void dot_rows_avx512(float* s, const uint16_t* const* rows, long off, int n, const float* q, int D);
+void weighted_rows_avx2(float* out, const float* p, const uint16_t* const* rows, long off, int n, int Dv);
+void weighted_rows_avx512(float* out, const float* p, const uint16_t* const* rows, long off, int n, int Dv);
 void widen_avx2(float* dst, const uint16_t* src, long n);
 void widen_avx512(float* dst, const uint16_t* src, long n);
 bool cpu_has(Bf16Kernel k);

@@ -52,6 +52,39 @@ __attribute__((target("avx2,fma"))) float dot_avx2(const uint16_t* w, const floa
   return s;
 }
 
+__attribute__((target("avx2,fma"))) void dot_rows_avx2(float* s, const uint16_t* const* rows,
+                                                       long off, int n, const float* q, int D) {
+  for (int j = 0; j < n; ++j) s[j] = dot_avx2(rows[j] + off, q, D);
+}
+
+// Columns in blocks of 32 (four accumulators stay in registers over all n rows), then 8, then 1.
+__attribute__((target("avx2,fma"))) void weighted_rows_avx2(float* out, const float* p,
+                                                            const uint16_t* const* rows, long off,
+                                                            int n, int Dv) {
+  int c = 0;
+  for (; c + 32 <= Dv; c += 32) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int j = 0; j < n; ++j) {
+      const uint16_t* r = rows[j] + off + c;
+      const __m256 pj = _mm256_set1_ps(p[j]);
+      a0 = _mm256_fmadd_ps(pj, widen8(r), a0), a1 = _mm256_fmadd_ps(pj, widen8(r + 8), a1);
+      a2 = _mm256_fmadd_ps(pj, widen8(r + 16), a2), a3 = _mm256_fmadd_ps(pj, widen8(r + 24), a3);
+    }
+    _mm256_storeu_ps(out + c, a0), _mm256_storeu_ps(out + c + 8, a1);
+    _mm256_storeu_ps(out + c + 16, a2), _mm256_storeu_ps(out + c + 24, a3);
+  }
+  for (; c + 8 <= Dv; c += 8) {
+    __m256 a0 = _mm256_setzero_ps();
+    for (int j = 0; j < n; ++j) a0 = _mm256_fmadd_ps(_mm256_set1_ps(p[j]), widen8(rows[j] + off + c), a0);
+    _mm256_storeu_ps(out + c, a0);
+  }
+  for (; c < Dv; ++c) {
+    float a = 0.0f;
+    for (int j = 0; j < n; ++j) a += p[j] * bf16_to_float(rows[j][off + c]);
+    out[c] = a;
+  }
+}
+
 __attribute__((target("avx2,fma"))) void widen_avx2(float* dst, const uint16_t* src, long n) {
   long i = 0;
   for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, widen8(src + i));
@@ -77,6 +110,39 @@ __attribute__((target("avx512f"))) float dot_avx512(const uint16_t* w, const flo
   float s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
   for (; i < I; ++i) s += bf16_to_float(w[i]) * x[i];
   return s;
+}
+
+__attribute__((target("avx512f"))) void dot_rows_avx512(float* s, const uint16_t* const* rows,
+                                                        long off, int n, const float* q, int D) {
+  for (int j = 0; j < n; ++j) s[j] = dot_avx512(rows[j] + off, q, D);
+}
+
+// Columns in blocks of 64 (four accumulators stay in registers over all n rows), then 16, then 1.
+__attribute__((target("avx512f"))) void weighted_rows_avx512(float* out, const float* p,
+                                                             const uint16_t* const* rows, long off,
+                                                             int n, int Dv) {
+  int c = 0;
+  for (; c + 64 <= Dv; c += 64) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (int j = 0; j < n; ++j) {
+      const uint16_t* r = rows[j] + off + c;
+      const __m512 pj = _mm512_set1_ps(p[j]);
+      a0 = _mm512_fmadd_ps(pj, widen16(r), a0), a1 = _mm512_fmadd_ps(pj, widen16(r + 16), a1);
+      a2 = _mm512_fmadd_ps(pj, widen16(r + 32), a2), a3 = _mm512_fmadd_ps(pj, widen16(r + 48), a3);
+    }
+    _mm512_storeu_ps(out + c, a0), _mm512_storeu_ps(out + c + 16, a1);
+    _mm512_storeu_ps(out + c + 32, a2), _mm512_storeu_ps(out + c + 48, a3);
+  }
+  for (; c + 16 <= Dv; c += 16) {
+    __m512 a0 = _mm512_setzero_ps();
+    for (int j = 0; j < n; ++j) a0 = _mm512_fmadd_ps(_mm512_set1_ps(p[j]), widen16(rows[j] + off + c), a0);
+    _mm512_storeu_ps(out + c, a0);
+  }
+  for (; c < Dv; ++c) {
+    float a = 0.0f;
+    for (int j = 0; j < n; ++j) a += p[j] * bf16_to_float(rows[j][off + c]);
+    out[c] = a;
+  }
 }
 
 __attribute__((target("avx512f"))) void widen_avx512(float* dst, const uint16_t* src, long n) {
@@ -117,6 +183,10 @@ bool cpu_has(Bf16Kernel k) { return k == Bf16Kernel::Scalar; }
 float dot_avx2(const uint16_t*, const float*, int) { return 0.0f; }
 float dot_avx512(const uint16_t*, const float*, int) { return 0.0f; }
 float dot_avx512bf16(const uint16_t*, const uint16_t*, const uint16_t*, int) { return 0.0f; }
+void dot_rows_avx2(float*, const uint16_t* const*, long, int, const float*, int) {}
+void dot_rows_avx512(float*, const uint16_t* const*, long, int, const float*, int) {}
+void weighted_rows_avx2(float*, const float*, const uint16_t* const*, long, int, int) {}
+void weighted_rows_avx512(float*, const float*, const uint16_t* const*, long, int, int) {}
 void widen_avx2(float*, const uint16_t*, long) {}
 void widen_avx512(float*, const uint16_t*, long) {}
 }  // namespace llm0::bf16_detail

@@ -1,0 +1,49 @@
+// Decode attention (one query position) over cached K/V rows read as they are stored — float32
+// or bfloat16 — without widening the cache first: q·k and the value accumulation widen each BF16
+// row in registers (ops/bf16_kernels.h: bf16_dot_rows, bf16_weighted_rows; run-time ISA choice, scalar
+// reference). Rows are addressed by pointers, one per cached position, so a contiguous cache
+// (cache/kv_cache.h) and a paged one share the same inner loop (`attend_query_rows`).
+// Math: Vaswani et al., arXiv:1706.03762 eq. 1, with GQA grouping, sliding window and sinks as
+// attention.h defines them (the same visibility rule: first_visible_key).
+// Layouts: q [H, D], out [H, Dv]; row j of K holds [Hkv, D] (KV head g at element g·D), row j of
+// V holds [Hkv, Dv] (KV head g at element g·Dv), unless offsets say otherwise (MLA latent rows).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ops/attention.h"
+
+namespace llm0 {
+
+/// The cached rows of K or V: position j's row is f32[j] (float32 rows) or bf16[j] (bfloat16
+/// bits); exactly one of the two is set.
+struct KvRowSet {
+  const float* const* f32 = nullptr;     // [Tk] row starts
+  const uint16_t* const* bf16 = nullptr;  // [Tk] row starts
+};
+
+/// Storage for the row pointers of a KvRowSet (filled by the cache that lends its rows).
+struct KvRowPointers {
+  std::vector<const float*> f32;
+  std::vector<const uint16_t*> bf16;
+};
+
+/// One query against rows [0, n) of one KV head: with s_j = scale · q·k_j (k_j = row j0 + j of k +
+/// k_off elements, D numbers) and p = softmax(s [+ sink column, dropped after it]),
+/// out[Dv] = Σ_j p_j v_j (v_j = row j0 + j of v + v_off elements). `s` is scratch [n]. Returns the
+/// log-sum-exp of the softmax (natural-log units). Accumulation in float32; BF16 rows widened
+/// exactly, so F32 and BF16 rows holding the same values give the same result within float32
+/// summation-order rounding.
+float attend_query_rows(float* out, const float* q, const KvRowSet& k, long k_off, const KvRowSet& v,
+                        long v_off, int j0, int n, int D, int Dv, float scale, const float* sink,
+                        float* s);
+
+/// Decode (B = 1, Tq = 1): out [H, Dv] = attention of q [H, D] over the Tk cached rows, query at
+/// absolute position q_offset = Tk − 1; query head h reads KV head h / (H / Hkv). k_stride and
+/// v_stride of `d` are ignored (rows are pointers); lse may be null. Returns the visible q·k
+/// pairs (as attention_forward). Heads split across OpenMP threads when the work is large.
+/// Throws llm0::Error unless B = 1, Tq = 1 and the dims are consistent (as attention_forward).
+uint64_t attention_decode_rows(float* out, float* lse, const float* q, const KvRowSet& k,
+                               const KvRowSet& v, const AttentionDims& d);
+
+}  // namespace llm0
