@@ -62,8 +62,9 @@ std::vector<KindRow> pageable_kinds() {
 }  // namespace
 
 // Three sequences of different lengths, prefilled in chunks and decoded together: each step's
-// logits equal the contiguous cache's for that sequence's tokens so far (< 1e-4), for pages of 1
-// and 16 positions (prompts of 29, 17, 5: not multiples of 16), F32 and BF16 caches, every kind.
+// logits equal the contiguous cache's for that sequence's tokens so far (< 1e-4; BF16 caches
+// < 1e-3, see below), for pages of 1 and 16 positions (prompts of 29, 17, 5: not multiples of
+// 16), F32 and BF16 caches, every kind.
 TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
   for (const KindRow& kind : pageable_kinds())
   for (CacheDtype dt : {CacheDtype::F32, CacheDtype::BF16})
@@ -73,6 +74,12 @@ TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
       random_weights(m, 3);
       m.set_kv_dtype(dt);
       const int V = m.config().vocab_size;
+      // F32: 1e-4 (measured ≤ 3.3e-6). BF16 caches: the two paths compute K/V with different
+      // kernels (row-independent products vs sgemm), so an input that differs by float32 rounding
+      // can round one cached number of a later layer to the neighbouring BF16 value (2⁻⁸
+      // relative); measured ≤ 8.5e-5 without and 2.4e-4 with such a flip (gated attention) — 1e-3
+      // bounds it, far below what a wrong row or page (O(1)) gives.
+      const double tol = dt == CacheDtype::BF16 ? 1e-3 : 1e-4;
       BatchEngine e(m, pool(page, 64 / page * 4));
       std::vector<std::vector<int>> seqs = {random_tokens(29, V, 1), random_tokens(17, V, 2),
                                             random_tokens(5, V, 3)};
@@ -91,7 +98,7 @@ TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
           if (n[i] == 0) continue;
           done[i] += n[i];
           const std::vector<int> prefix(seqs[i].begin(), seqs[i].begin() + done[i]);
-          EXPECT_LT(max_abs_diff(logits.data() + k * V, alone_logits(m, prefix).data(), V), 1e-4)
+          EXPECT_LT(max_abs_diff(logits.data() + k * V, alone_logits(m, prefix).data(), V), tol)
               << "sequence " << i << " at " << done[i];
           EXPECT_EQ(e.length(ids[i]), done[i]);
           ++k;

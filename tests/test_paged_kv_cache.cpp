@@ -17,7 +17,7 @@
 #include "core/half.h"
 #include "ops/activation.h"
 #include "ops/bf16_kernels.h"
-#include "ops/attention.h"
+#include "ops/attention_rows.h"
 #include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/ref/ref_attention.h"

@@ -1,7 +1,7 @@
 // KV cache of one attention layer of one sequence, held in pages of a shared PagePool (vLLM's
 // PagedAttention, Kwon et al., SOSP 2023): the sequence's page table maps position j to page
 // table[j / page_size], row j % page_size; the layers of a sequence share one table (a page holds
-// every layer's rows). Attention reads the rows through the table (ops/attention.h
+// every layer's rows). Attention reads the rows through the table (ops/attention_rows.h
 // attention_paged_forward), never a gathered copy. Same bytes as KvCache: length × Hkv × (D + Dv)
 // × (4 or 2) — what `llm0 kv` gives per token and layer; shared pages count once per sequence here
 // (the engine's bytes_in_use() counts them once in all).
@@ -11,7 +11,7 @@
 
 #include "cache/layer_cache.h"
 #include "cache/page_pool.h"
-#include "ops/attention.h"
+#include "ops/attention_rows.h"
 
 namespace llm0 {
 

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "core/check.h"
@@ -250,73 +249,6 @@ void attention_backward(float* dq, float* dk, float* dv, const float* dout, cons
     for (int b = 0; b < B; ++b) s += dsink_bh[(size_t)b * H + h];
     dsinks[h] += (float)s;
   }
-}
-
-namespace {
-// Σ_c a[c]·b[c] in 16-lane blocks then the tail in order: one fixed order per length.
-float dot_fixed(const float* a, const float* b, int n) {
-  simd::f32x16 acc = {};
-  int c = 0;
-  for (; c + simd::kWidth <= n; c += simd::kWidth) acc += simd::load(a + c) * simd::load(b + c);
-  float s = simd::sum(acc);
-  for (; c < n; ++c) s += a[c] * b[c];
-  return s;
-}
-
-// The n numbers of row `row` of a page, as float32 (BF16 rows widened into buf).
-const float* page_row(const void* page, long row, int n, long width, bool bf16, float* buf) {
-  if (!bf16) return static_cast<const float*>(page) + row * width;
-  const uint16_t* r = static_cast<const uint16_t*>(page) + row * width;
-  for (int c = 0; c < n; ++c) {
-    const uint32_t bits = (uint32_t)r[c] << 16;
-    std::memcpy(buf + c, &bits, sizeof bits);
-  }
-  return buf;
-}
-
-// `page` advanced by `numbers` elements of its type.
-const void* shifted(const void* page, long numbers, bool bf16) {
-  if (bf16) return static_cast<const uint16_t*>(page) + numbers;
-  return static_cast<const float*>(page) + numbers;
-}
-}  // namespace
-
-uint64_t attention_paged_forward(float* out, const float* q, const KvPages& kv,
-                                 const AttentionDims& d) {
-  check_dims(d);
-  LLM0_CHECK(d.B == 1 && d.k_stride == 0 && d.v_stride == 0 && kv.page_size >= 1,
-             "paged attention: one sequence with packed rows and pages of >= 1 position "
-             "(B={}, page_size={})", d.B, kv.page_size);
-  const int H = d.H, Hkv = d.Hkv, D = d.D, Dv = d.Dv, group = H / Hkv, P = kv.page_size;
-  const long kw = (long)Hkv * D, vw = (long)Hkv * Dv;
-  const uint64_t pairs = visible_pairs(d);
-  const long work = (long)(pairs * (uint64_t)(D + Dv));
-#pragma omp parallel for schedule(dynamic) if (d.Tq * Hkv > 1 && work > 65536)
-  for (int task = 0; task < d.Tq * Hkv; ++task) {
-    thread_local std::vector<float> buf;
-    const int t = task / Hkv, g = task % Hkv, i = d.q_offset + t;
-    const int lo = first_visible_key(d, i), n = i + 1 - lo;
-    float* S = scratch(buf, (size_t)group * n + (size_t)std::max(D, Dv));  // [group, n] + a row
-    float* row = S + (size_t)group * n;
-    const float* qt = q + ((long)t * H + (long)g * group) * D;  // [group, D]
-    for (int j = lo; j <= i; ++j) {
-      const float* kr = page_row(shifted(kv.k[j / P], (long)g * D, kv.bf16), j % P, D, kw, kv.bf16, row);
-      for (int h = 0; h < group; ++h) S[(long)h * n + (j - lo)] = d.scale * dot_fixed(qt + (long)h * D, kr, D);
-    }
-    for (int h = 0; h < group; ++h)
-      softmax_row(S + (long)h * n, n, {0, n}, d.sinks ? d.sinks + g * group + h : nullptr);
-    float* ot = out + ((long)t * H + (long)g * group) * Dv;  // [group, Dv]
-    std::fill(ot, ot + (long)group * Dv, 0.0f);
-    for (int j = lo; j <= i; ++j) {
-      const float* vr = page_row(shifted(kv.v[j / P], (long)g * Dv, kv.bf16), j % P, Dv, vw, kv.bf16, row);
-      for (int h = 0; h < group; ++h) {
-        const float p = S[(long)h * n + (j - lo)];
-        float* o = ot + (long)h * Dv;
-        for (int c = 0; c < Dv; ++c) o[c] += p * vr[c];
-      }
-    }
-  }
-  return pairs;
 }
 
 }  // namespace llm0

@@ -88,4 +88,54 @@ uint64_t attention_decode_rows(float* out, float* lse, const float* q, const KvR
   return (uint64_t)d.H * (uint64_t)n;
 }
 
+namespace {
+// Row pointers [Tk] into the pages: position j at row j % P of page j / P, `width` numbers a row.
+template <class T>
+void page_rows(std::vector<const T*>& rows, const void* const* pages, int P, long width, int Tk) {
+  rows.resize((size_t)Tk);
+  for (int j = 0; j < Tk; ++j)
+    rows[(size_t)j] = static_cast<const T*>(pages[j / P]) + (long)(j % P) * width;
+}
+}  // namespace
+
+uint64_t attention_paged_forward(float* out, const float* q, const KvPages& kv,
+                                 const AttentionDims& d) {
+  LLM0_CHECK(d.B == 1 && d.Tq > 0 && d.H > 0 && d.Hkv > 0 && d.D > 0 && d.Dv > 0 &&
+                 d.H % d.Hkv == 0 && d.k_stride == 0 && d.v_stride == 0 && kv.page_size >= 1,
+             "paged attention: one sequence with packed rows, H divisible by Hkv and pages of >= 1 "
+             "position (B={} Tq={} H={} Hkv={} D={} Dv={} page_size={})", d.B, d.Tq, d.H, d.Hkv,
+             d.D, d.Dv, kv.page_size);
+  LLM0_CHECK(d.q_offset >= 0 && d.q_offset + d.Tq <= d.Tk && d.window >= 0,
+             "paged attention: q_offset={} + Tq={} exceeds Tk={} (window {})", d.q_offset, d.Tq,
+             d.Tk, d.window);
+  thread_local KvRowPointers kp, vp;  // the lent rows, rebuilt per call (Tk pointers each)
+  KvRowSet k, v;
+  if (kv.bf16) {
+    page_rows(kp.bf16, kv.k, kv.page_size, (long)d.Hkv * d.D, d.Tk);
+    page_rows(vp.bf16, kv.v, kv.page_size, (long)d.Hkv * d.Dv, d.Tk);
+    k.bf16 = kp.bf16.data(), v.bf16 = vp.bf16.data();
+  } else {
+    page_rows(kp.f32, kv.k, kv.page_size, (long)d.Hkv * d.D, d.Tk);
+    page_rows(vp.f32, kv.v, kv.page_size, (long)d.Hkv * d.Dv, d.Tk);
+    k.f32 = kp.f32.data(), v.f32 = vp.f32.data();
+  }
+  const int group = d.H / d.Hkv;
+  uint64_t pairs = 0;
+  for (int t = 0; t < d.Tq; ++t) {
+    const int i = d.q_offset + t;
+    pairs += (uint64_t)(i + 1 - first_visible_key(d, i)) * (uint64_t)d.H;
+  }
+  const long tasks = (long)d.Tq * d.H;
+#pragma omp parallel for schedule(dynamic) if (tasks > 1 && pairs * (uint64_t)(d.D + d.Dv) > 65536)
+  for (long task = 0; task < tasks; ++task) {
+    thread_local std::vector<float> s;
+    const int t = (int)(task / d.H), h = (int)(task % d.H), g = h / group, i = d.q_offset + t;
+    const int j0 = first_visible_key(d, i), n = i + 1 - j0;
+    if (s.size() < (size_t)n) s.resize((size_t)n);
+    attend_query_rows(out + task * d.Dv, q + task * d.D, k, (long)g * d.D, v, (long)g * d.Dv, j0,
+                      n, d.D, d.Dv, d.scale, d.sinks ? d.sinks + h : nullptr, s.data());
+  }
+  return pairs;
+}
+
 }  // namespace llm0

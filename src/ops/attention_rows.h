@@ -46,4 +46,24 @@ float attend_query_rows(float* out, const float* q, const KvRowSet& k, long k_of
 uint64_t attention_decode_rows(float* out, float* lse, const float* q, const KvRowSet& k,
                                const KvRowSet& v, const AttentionDims& d);
 
+/// K/V rows of ONE sequence read through a page table (cache/page_pool.h): position j lives in
+/// page j / page_size at row j % page_size; a page's K rows are Hkv·D numbers apart, its V rows
+/// Hkv·Dv. A contiguous cache is the one-page case (page_size ≥ Tk).
+struct KvPages {
+  const void* const* k = nullptr;  // [pages] first K row of each page
+  const void* const* v = nullptr;  // [pages] first V row of each page
+  int page_size = 0;
+  bool bf16 = false;  // rows hold bfloat16 bits (widened exactly when read), else float32
+};
+
+/// Paged attention (PagedAttention, Kwon et al., SOSP 2023): out [Tq, H, Dv] = softmax(scale ·
+/// q kᵀ + mask [+ sink]) v for q [Tq, H, D] of one sequence (d.B = 1) at positions q_offset + t,
+/// keys and values read row by row through `kv` (no gather of the history): the page table lends
+/// its rows as a KvRowSet and every (query, head) runs attend_query_rows, so a row's output is
+/// computed in one fixed order, bitwise independent of Tq, of the other rows and of the threads.
+/// Returns the visible pairs (as attention_forward).
+/// Throws llm0::Error on inconsistent dims, strides other than packed, or page_size < 1.
+uint64_t attention_paged_forward(float* out, const float* q, const KvPages& kv,
+                                 const AttentionDims& d);
+
 }  // namespace llm0
