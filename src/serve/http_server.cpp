@@ -5,7 +5,9 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 
@@ -78,6 +80,18 @@ void HttpServer::Impl::routes() {
   });
   http.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
     r.set_content(metrics.render(), "text/plain; version=0.0.4");
+  });
+  // httplib 0.11 applies the body limit to a Content-Length only: a chunked upload would be read
+  // whole, whatever its size. Bodies must state their length (every OpenAI client and curl -d do);
+  // a chunked one is refused before any of it is read (the unread rest then fails to parse as a
+  // request line, and httplib ends the connection).
+  http.set_pre_routing_handler([](const httplib::Request& q, httplib::Response& r) {
+    std::string te = q.get_header_value("Transfer-Encoding");
+    std::transform(te.begin(), te.end(), te.begin(), [](unsigned char c) { return (char)std::tolower(c); });
+    if (te.find("chunked") == std::string::npos) return httplib::Server::HandlerResponse::Unhandled;
+    send_error(r, ApiError(411, "request bodies sent with Transfer-Encoding: chunked are not accepted; "
+                           "send a Content-Length", "", "invalid_request_error", "length_required"));
+    return httplib::Server::HandlerResponse::Handled;
   });
   // httplib's own refusals (unknown route 404, body over the limit 413, a request it cannot
   // parse 400) get OpenAI's error object too.
