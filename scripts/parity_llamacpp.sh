@@ -25,7 +25,7 @@
 # with llama.cpp's BF16 kernels without failing on it (the random models).
 # Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2), DTYPE (f32), MODELS (a
 # subset of "small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe"),
-# PROMPT, WORK (scratch directory, default a fresh mktemp -d). Needs node and
+# PROMPT, WORK (scratch directory, kept; default a fresh mktemp -d, removed at exit). Needs node and
 # `npm i -E node-llama-cpp@3.21.1` in bench/peers (`cd bench/peers && npm install`).
 set -euo pipefail
 
@@ -37,7 +37,10 @@ THREADS=${THREADS:-2}
 DTYPE=${DTYPE:-f32}
 PROMPT=${PROMPT:-"Once upon a time, in a small village by the sea, there lived an old fisherman who"}
 PEERS=$ROOT/bench/peers
-WORK=${WORK:-$(mktemp -d)}
+if [ -z "${WORK:-}" ]; then  # a scratch folder of our own goes when the script ends (0.3–0.8 GB)
+  WORK=$(mktemp -d)
+  trap 'rm -rf "$WORK"' EXIT
+fi
 
 die() { echo "parity_llamacpp.sh: $*" >&2; exit 1; }
 [ -x "$LLM0" ] || die "llm0 binary not found at $LLM0 (build it, or set LLM0)"
