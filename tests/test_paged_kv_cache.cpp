@@ -1,8 +1,8 @@
 // The serving engine's parts below BatchEngine: the page pool, the paged KV cache (bytes = the
 // ledger), the prefix cache's chain and eviction, paged attention against the double-precision
 // reference (page sizes 1, 3, 16, a one-page contiguous table, BF16 rows) with rows bitwise
-// independent of the other query rows, and the row-independent linear map (ops/linear_rows.h)
-// against the double reference and bitwise independent of N. Every dimension differs.
+// independent of the other query rows, and SwiGLU's elements independent of their offset. Every
+// dimension differs. (The row-independent linear map: test_linear_rows.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,10 +18,7 @@
 #include "ops/activation.h"
 #include "ops/bf16_kernels.h"
 #include "ops/attention_rows.h"
-#include "ops/linear_rows.h"
-#include "ops/matmul.h"
 #include "ops/ref/ref_attention.h"
-#include "ops/ref/ref_matmul.h"
 #include "test_util.h"
 
 namespace llm0 {
@@ -193,46 +190,6 @@ TEST(PagedAttention, MatchesTheReferenceThroughEveryPageSize) {
       EXPECT_EQ(std::memcmp(last.data(), out.data() + (long)(c.Tq - 1) * c.H * c.Dv,
                             sizeof(float) * last.size()), 0);
     }
-}
-
-// linear_rows = the double reference (F32 and BF16 weights), and each row is bitwise the same
-// whatever N (1, 3, 5, 9 rows) and wherever it sits among them.
-TEST(LinearRows, MatchesTheReferenceAndIsRowIndependent) {
-  const int I = 83, O = 37, N = 9;  // I not a multiple of 16, O not of 4, N not of 4
-  std::mt19937 rng(11);
-  const std::vector<float> x = rand_vec((size_t)N * I, rng), W = rand_vec((size_t)O * I, rng),
-                           b = rand_vec(O, rng);
-  std::vector<uint16_t> Wb((size_t)O * I);
-  bf16_round(Wb.data(), W.data(), (long)W.size());
-  for (bool bf16 : {false, true}) {
-    SCOPED_TRACE(bf16 ? "bf16" : "f32");
-    std::vector<float> Wr = W;
-    if (bf16)
-      for (size_t i = 0; i < Wr.size(); ++i) Wr[i] = bf16_to_float(Wb[i]);
-    const Weight w = bf16 ? Weight::from_bf16(Wb.data()) : Weight(W.data());
-    std::vector<float> y((size_t)N * O);
-    linear_rows(y.data(), x.data(), w, b.data(), N, I, O);
-    std::vector<double> want(y.size());
-    ref::linear_forward(want.data(), to_double(x).data(), to_double(Wr).data(), to_double(b).data(),
-                        N, I, O);
-    EXPECT_TRUE(all_close(y, want, 1e-5, 1e-5, "linear_rows", {N, O}));
-    for (int n0 : {0, 2, 5})
-      for (int rows : {1, 3, 4}) {
-        if (n0 + rows > N) continue;
-        std::vector<float> part((size_t)rows * O);
-        linear_rows(part.data(), x.data() + (long)n0 * I, w, b.data(), rows, I, O);
-        EXPECT_EQ(std::memcmp(part.data(), y.data() + (long)n0 * O, sizeof(float) * part.size()), 0)
-            << "rows [" << n0 << ", " << n0 + rows << ")";
-      }
-    // Inside a RowIndependentLinear scope, linear_forward (and its N = 1 matvec) runs it.
-    RowIndependentLinear scope;
-    std::vector<float> via(y.size());
-    linear_forward(via.data(), x.data(), w, b.data(), N, I, O);
-    EXPECT_EQ(std::memcmp(via.data(), y.data(), sizeof(float) * y.size()), 0);
-    linear_forward(via.data(), x.data() + 4 * I, w, b.data(), 1, I, O);
-    EXPECT_EQ(std::memcmp(via.data(), y.data() + 4 * O, sizeof(float) * O), 0);
-  }
-  EXPECT_FALSE(row_independent_linear());
 }
 
 // SwiGLU's value of an element does not depend on its place in the array (the tail of fewer than
