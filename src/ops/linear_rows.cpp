@@ -11,26 +11,9 @@ namespace llm0 {
 
 namespace {
 using simd::f32x16;
-using u16x16 = uint16_t __attribute__((vector_size(32)));
-using u32x16 = uint32_t __attribute__((vector_size(64)));
 constexpr int P = kLinearPanel;
 
 thread_local bool t_row_independent = false;
-
-// 16 weights as float32: loaded, or BF16 bits widened (exact: the bits move to the high half).
-[[gnu::always_inline]] inline f32x16 load_w(const float* p) {
-  f32x16 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-[[gnu::always_inline]] inline f32x16 load_w(const uint16_t* p) {
-  u16x16 h;
-  std::memcpy(&h, p, sizeof h);
-  const u32x16 u = __builtin_convertvector(h, u32x16) << 16;
-  f32x16 f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
 
 // One call's operands: y [N, O], x [N, I], Wp [panels][I][P], b [O] or null.
 template <class T>
@@ -53,7 +36,7 @@ template <int MR, int NC, class T>
   f32x16 acc[MR][NC] = {};
   for (int k = 0; k < j.I; ++k) {
     f32x16 wv[NC];
-    for (int c = 0; c < NC; ++c) wv[c] = load_w(w + (long)k * P + 16 * c);
+    for (int c = 0; c < NC; ++c) wv[c] = simd::load(w + (long)k * P + 16 * c);  // BF16: widened
     for (int r = 0; r < MR; ++r) {
       const f32x16 xv = x[(long)r * j.I + k] - f32x16{};  // broadcast (x − 0 = x, signed zeros too)
       for (int c = 0; c < NC; ++c) acc[r][c] += xv * wv[c];  // one fused multiply-add with FMA
