@@ -5,8 +5,10 @@
 // Beside them, one stream through Model::forward_cached (the contiguous cache, matvec decode) as
 // the single-sequence engine's rate. The configurations run interleaved, round after round, and
 // the table gives medians (min–max) and the ratio to the engine's 1-stream rate, so load from
-// other processes hits all columns alike. A second table: prefill of a 200-token prompt through
-// the engine's fixed-order kernels against Model::forward_cached (OpenBLAS sgemm); a third: the
+// other processes hits all columns alike. A second table: prefill of a 200-token prompt (one
+// step), and on the ~30M preset of a 1,000-token prompt in 64-token steps (the server's
+// --prefill-chunk: its time to first token without the prefix cache), through the engine's
+// fixed-order kernels against Model::forward_cached (OpenBLAS sgemm, one call); a third: the
 // fixed-order linear kernel against sgemm on one matrix at N = 1, 8, 64 rows.
 //   build/bench_serve_engine [--threads T=1] [--rounds R=5] [--steps K=32] [--prompt P=32]
 #include <omp.h>
@@ -26,6 +28,7 @@
 #include "core/threads.h"
 #include "model/init.h"
 #include "model/model.h"
+#include "ops/linear_pack.h"
 #include "ops/linear_rows.h"
 #include "serve/batch_engine.h"
 
@@ -83,9 +86,9 @@ double contiguous_rate(Model& m, int P, int K) {
   return K / (now() - t0);
 }
 
-// Prefill tokens/s of one P-token prompt: the engine (one step, fixed-order kernels) or
-// Model::forward_cached (OpenBLAS sgemm).
-double prefill_rate(Model& m, int P, bool engine) {
+// Prefill tokens/s of one P-token prompt: the engine (steps of `chunk` tokens, fixed-order
+// kernels) or Model::forward_cached (one call, OpenBLAS sgemm).
+double prefill_rate(Model& m, int P, int chunk, bool engine) {
   const int V = m.config().vocab_size;
   std::vector<int> prompt;
   for (int t = 0; t < P; ++t) prompt.push_back(token(1, t, V));
@@ -97,19 +100,28 @@ double prefill_rate(Model& m, int P, bool engine) {
     return P / (now() - t0);
   }
   BatchEngineOptions o;
-  o.page_size = 16, o.num_pages = (P + 15) / 16;
+  o.page_size = 16, o.num_pages = (P + 15) / 16 + 1;
   BatchEngine e(m, o);
+  const int first = prompt[0];  // untimed: a 1-token step packs the weights (the server's first request)
+  const SeqId warm = *e.open({first}, 1);
+  e.step({{warm, &first, 1}}, logits.data());
+  e.close(warm);
   const SeqId id = *e.open(prompt, P);
   const double t0 = now();
-  e.step({{id, prompt.data(), P}}, logits.data());
+  for (int t = 0; t < P; t += chunk)
+    e.step({{id, prompt.data() + t, std::min(chunk, P - t)}}, logits.data());
   return P / (now() - t0);
 }
 
 // GFLOP/s of y[N, O] = x[N, I] · W[O, I]ᵀ (30M preset's up_proj: I 512, O 1536), 50 products:
-// the fixed-order kernel (ops/linear_rows.h) or OpenBLAS sgemm.
+// the fixed-order kernel (ops/linear_rows.h, W packed beforehand as in the engine) or OpenBLAS
+// sgemm.
 double linear_gflops(int N, bool rows) {
   const int I = 512, O = 1536, reps = 50;
   std::vector<float> x((size_t)N * I, 0.5f), W((size_t)O * I, 0.25f), y((size_t)N * O);
+  PackedWeights panels;  // as the engine: W packed once (here, untimed)
+  UsePackedWeights use(panels);
+  panels.get(Weight(W.data()), I, O);
   const double t0 = now();
   for (int k = 0; k < reps; ++k)
     if (rows) linear_rows(y.data(), x.data(), Weight(W.data()), nullptr, N, I, O);
@@ -154,13 +166,21 @@ int main(int argc, char** argv) {
     init_weights(*models.back(), 1);
   }
   std::map<std::pair<int, int>, std::vector<double>> rate;  // (model, streams; 0 = contiguous)
-  std::map<std::pair<int, int>, std::vector<double>> prefill;  // (model, engine?)
-  const int prefill_tokens = 200;
+  struct PrefillCase {
+    size_t model;
+    int tokens, chunk;
+  };
+  const PrefillCase prefills[] = {{0, 200, 200}, {1, 200, 200}, {1, 1000, 64}};
+  std::map<std::pair<int, int>, std::vector<double>> prefill;  // (case, engine?)
   for (int r = 0; r < rounds; ++r)
     for (size_t mi = 0; mi < models.size(); ++mi) {
       rate[{(int)mi, 0}].push_back(contiguous_rate(*models[mi], P, K));
       for (int s : streams) rate[{(int)mi, s}].push_back(engine_rate(*models[mi], s, P, K));
-      for (int eng : {0, 1}) prefill[{(int)mi, eng}].push_back(prefill_rate(*models[mi], prefill_tokens, eng));
+      for (size_t c = 0; c < std::size(prefills); ++c)
+        if (prefills[c].model == mi)
+          for (int eng : {0, 1})
+            prefill[{(int)c, eng}].push_back(
+                prefill_rate(*models[mi], prefills[c].tokens, prefills[c].chunk, eng));
     }
   std::map<std::pair<int, int>, std::vector<double>> gflops;  // (N, linear_rows?)
   for (int r = 0; r < rounds; ++r)
@@ -180,13 +200,14 @@ int main(int argc, char** argv) {
                   median(v) / base);
     }
   }
-  std::printf("\nprefill of a %d-token prompt, tokens/s: median (min-max)\n\n| model | "
-              "forward_cached (sgemm) | engine step (fixed order) | engine / forward_cached |\n"
-              "| --- | --- | --- | --- |\n", prefill_tokens);
-  for (size_t mi = 0; mi < models.size(); ++mi) {
-    const std::vector<double>& f = prefill[{(int)mi, 0}];
-    const std::vector<double>& g = prefill[{(int)mi, 1}];
-    std::printf("| %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2fx |\n", names[mi], median(f),
+  std::printf("\nprefill, tokens/s: median (min-max)\n\n| model | prompt | engine steps of | "
+              "forward_cached (sgemm) | engine (fixed order) | engine / forward_cached |\n"
+              "| --- | --- | --- | --- | --- | --- |\n");
+  for (size_t c = 0; c < std::size(prefills); ++c) {
+    const std::vector<double>& f = prefill[{(int)c, 0}];
+    const std::vector<double>& g = prefill[{(int)c, 1}];
+    std::printf("| %s | %d | %d | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2fx |\n",
+                names[prefills[c].model], prefills[c].tokens, prefills[c].chunk, median(f),
                 *std::min_element(f.begin(), f.end()), *std::max_element(f.begin(), f.end()),
                 median(g), *std::min_element(g.begin(), g.end()),
                 *std::max_element(g.begin(), g.end()), median(g) / median(f));

@@ -1,8 +1,8 @@
 // The serving engine's parts below BatchEngine: the page pool, the paged KV cache (bytes = the
 // ledger), the prefix cache's chain and eviction, paged attention against the double-precision
 // reference (page sizes 1, 3, 16, a one-page contiguous table, BF16 rows) with rows bitwise
-// independent of the other query rows, and the row-independent linear map (ops/linear_rows.h)
-// against the double reference and bitwise independent of N. Every dimension differs.
+// independent of the other query rows, and SwiGLU's elements independent of their offset. Every
+// dimension differs. (The row-independent linear map: test_linear_rows.cpp.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,10 +18,7 @@
 #include "ops/activation.h"
 #include "ops/bf16_kernels.h"
 #include "ops/attention_rows.h"
-#include "ops/linear_rows.h"
-#include "ops/matmul.h"
 #include "ops/ref/ref_attention.h"
-#include "ops/ref/ref_matmul.h"
 #include "test_util.h"
 
 namespace llm0 {
@@ -143,13 +140,18 @@ struct PagedCase {
 // Paged attention = the double reference for pages of 1, 3 and 16 positions and the one-page
 // (contiguous) table, F32 rows (1e-5) and BF16 rows (the reference on the rounded K/V).
 TEST(PagedAttention, MatchesTheReferenceThroughEveryPageSize) {
+  // The last two: Dv past one 64-column tile (+ a tail of 8), rows that fill and split the 4-row
+  // tiles (13 queries x 3 heads), keys past a pair of 16-key vectors.
   const PagedCase cases[] = {{1, 37, 6, 2, 8, 5, 1}, {5, 37, 6, 2, 8, 5, 3},
                              {11, 29, 4, 4, 7, 9, 16}, {3, 20, 5, 1, 16, 18, 16},
-                             {9, 9, 3, 3, 20, 6, 1000}};
+                             {9, 9, 3, 3, 20, 6, 1000}, {13, 70, 6, 2, 24, 72, 16},
+                             {7, 41, 4, 1, 64, 64, 5}};
   for (const PagedCase& c : cases)
-    for (bool bf16 : {false, true}) {
-      SCOPED_TRACE(format("Tq={} Tk={} H={} Hkv={} D={} Dv={} P={} bf16={}", c.Tq, c.Tk, c.H,
-                          c.Hkv, c.D, c.Dv, c.page_size, bf16));
+    for (bool bf16 : {false, true})
+      for (int window : {0, 6})
+        for (bool with_sinks : {false, true}) {
+      SCOPED_TRACE(format("Tq={} Tk={} H={} Hkv={} D={} Dv={} P={} bf16={} window={} sinks={}",
+                          c.Tq, c.Tk, c.H, c.Hkv, c.D, c.Dv, c.page_size, bf16, window, with_sinks));
       std::mt19937 rng(7);
       std::vector<float> q = rand_vec((size_t)c.Tq * c.H * c.D, rng, -2, 2);
       std::vector<float> k = rand_vec((size_t)c.Tk * c.Hkv * c.D, rng, -2, 2);
@@ -176,63 +178,37 @@ TEST(PagedAttention, MatchesTheReferenceThroughEveryPageSize) {
       }
       AttentionDims d;
       d.Tq = c.Tq, d.Tk = c.Tk, d.H = c.H, d.Hkv = c.Hkv, d.D = c.D, d.Dv = c.Dv;
-      d.q_offset = c.Tk - c.Tq, d.scale = 1.0f / std::sqrt((float)c.D);
+      d.q_offset = c.Tk - c.Tq, d.scale = 1.0f / std::sqrt((float)c.D), d.window = window;
+      const std::vector<float> sinks = rand_vec((size_t)c.H, rng, -1, 1);
+      if (with_sinks) d.sinks = sinks.data();
       const KvPages view{kp.data(), vp.data(), P, bf16};
       std::vector<float> out((size_t)c.Tq * c.H * c.Dv);
       const uint64_t pairs = attention_paged_forward(out.data(), q.data(), view, d);
       std::vector<double> want(out.size());
       const uint64_t ref_pairs = ref::attention_forward(want.data(), nullptr, to_double(q).data(),
-                                                        to_double(k).data(), to_double(v).data(), d);
+                                                        to_double(k).data(), to_double(v).data(), d,
+                                                        with_sinks ? to_double(sinks).data() : nullptr);
       EXPECT_EQ(pairs, ref_pairs);
       EXPECT_TRUE(all_close(out, want, 1e-5, 1e-5, "paged attention", {c.Tq, c.H, c.Dv}));
-      // Row independence: the last query row alone (Tq = 1) is bitwise the same.
-      AttentionDims one = d;
-      one.Tq = 1, one.q_offset = c.Tk - 1;
-      std::vector<float> last((size_t)c.H * c.Dv);
-      attention_paged_forward(last.data(), q.data() + (long)(c.Tq - 1) * c.H * c.D, view, one);
-      EXPECT_EQ(std::memcmp(last.data(), out.data() + (long)(c.Tq - 1) * c.H * c.Dv,
-                            sizeof(float) * last.size()), 0);
-    }
-}
-
-// linear_rows = the double reference (F32 and BF16 weights), and each row is bitwise the same
-// whatever N (1, 3, 5, 9 rows) and wherever it sits among them.
-TEST(LinearRows, MatchesTheReferenceAndIsRowIndependent) {
-  const int I = 83, O = 37, N = 9;  // I not a multiple of 16, O not of 4, N not of 4
-  std::mt19937 rng(11);
-  const std::vector<float> x = rand_vec((size_t)N * I, rng), W = rand_vec((size_t)O * I, rng),
-                           b = rand_vec(O, rng);
-  std::vector<uint16_t> Wb((size_t)O * I);
-  bf16_round(Wb.data(), W.data(), (long)W.size());
-  for (bool bf16 : {false, true}) {
-    SCOPED_TRACE(bf16 ? "bf16" : "f32");
-    std::vector<float> Wr = W;
-    if (bf16)
-      for (size_t i = 0; i < Wr.size(); ++i) Wr[i] = bf16_to_float(Wb[i]);
-    const Weight w = bf16 ? Weight::from_bf16(Wb.data()) : Weight(W.data());
-    std::vector<float> y((size_t)N * O);
-    linear_rows(y.data(), x.data(), w, b.data(), N, I, O);
-    std::vector<double> want(y.size());
-    ref::linear_forward(want.data(), to_double(x).data(), to_double(Wr).data(), to_double(b).data(),
-                        N, I, O);
-    EXPECT_TRUE(all_close(y, want, 1e-5, 1e-5, "linear_rows", {N, O}));
-    for (int n0 : {0, 2, 5})
-      for (int rows : {1, 3, 4}) {
-        if (n0 + rows > N) continue;
-        std::vector<float> part((size_t)rows * O);
-        linear_rows(part.data(), x.data() + (long)n0 * I, w, b.data(), rows, I, O);
-        EXPECT_EQ(std::memcmp(part.data(), y.data() + (long)n0 * O, sizeof(float) * part.size()), 0)
-            << "rows [" << n0 << ", " << n0 + rows << ")";
+      // Row independence: every query row alone (Tq = 1) and a run of rows [1, Tq − 1) are
+      // bitwise the rows of the whole call.
+      const long row = (long)c.H * c.Dv;
+      for (int t = 0; t < c.Tq; ++t) {
+        AttentionDims one = d;
+        one.Tq = 1, one.q_offset = d.q_offset + t;
+        std::vector<float> alone((size_t)row);
+        attention_paged_forward(alone.data(), q.data() + (long)t * c.H * c.D, view, one);
+        EXPECT_EQ(std::memcmp(alone.data(), out.data() + t * row, sizeof(float) * row), 0)
+            << "query " << t;
       }
-    // Inside a RowIndependentLinear scope, linear_forward (and its N = 1 matvec) runs it.
-    RowIndependentLinear scope;
-    std::vector<float> via(y.size());
-    linear_forward(via.data(), x.data(), w, b.data(), N, I, O);
-    EXPECT_EQ(std::memcmp(via.data(), y.data(), sizeof(float) * y.size()), 0);
-    linear_forward(via.data(), x.data() + 4 * I, w, b.data(), 1, I, O);
-    EXPECT_EQ(std::memcmp(via.data(), y.data() + 4 * O, sizeof(float) * O), 0);
-  }
-  EXPECT_FALSE(row_independent_linear());
+      if (c.Tq > 2) {
+        AttentionDims mid = d;
+        mid.Tq = c.Tq - 2, mid.q_offset = d.q_offset + 1;
+        std::vector<float> part((size_t)mid.Tq * row);
+        attention_paged_forward(part.data(), q.data() + (long)c.H * c.D, view, mid);
+        EXPECT_EQ(std::memcmp(part.data(), out.data() + row, sizeof(float) * part.size()), 0);
+      }
+    }
 }
 
 // SwiGLU's value of an element does not depend on its place in the array (the tail of fewer than

@@ -21,6 +21,17 @@ inline f32x16 load(const float* p) {
   return v;
 }
 inline void store(float* p, f32x16 v) { std::memcpy(p, &v, sizeof v); }
+/// 16 bfloat16 numbers (bit patterns) widened to float32: exact (the bits move to the high half).
+inline f32x16 load(const uint16_t* p) {
+  using u16x16 = uint16_t __attribute__((vector_size(32)));
+  using u32x16 = uint32_t __attribute__((vector_size(64)));
+  u16x16 h;
+  std::memcpy(&h, p, sizeof h);
+  const u32x16 u = __builtin_convertvector(h, u32x16) << 16;
+  f32x16 f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
 
 /// All 16 lanes = s.
 inline f32x16 splat(float s) { return f32x16{} + s; }

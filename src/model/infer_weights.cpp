@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "core/huge_pages.h"
 #include "model/model.h"
 #include "ops/bf16_kernels.h"
 
@@ -19,21 +20,6 @@ void release_pages(void* p, size_t bytes) {
   const uintptr_t page = 4096, b = (uintptr_t)p, e = b + bytes;
   const uintptr_t first = (b + page - 1) / page * page, last = e / page * page;
   if (last > first) madvise((void*)first, last - first, MADV_DONTNEED);  // a hint: may fail
-}
-
-// n zeroed BF16 numbers in a fresh mapping aligned to 2 MiB and offered as transparent huge pages
-// before the first touch. (aligned_alloc may hand back memory the checkpoint reader just freed,
-// already faulted in 4 KiB pages: decode then streamed the matrices ~1.5x slower.)
-std::shared_ptr<uint16_t> huge_page_store(size_t n) {
-  constexpr size_t kHuge = (size_t)2 << 20;
-  const size_t bytes = (n * sizeof(uint16_t) + kHuge - 1) / kHuge * kHuge, mapped = bytes + kHuge;
-  void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  LLM0_CHECK(base != MAP_FAILED, "out of memory allocating {} bytes for the BF16 weights", mapped);
-  auto* p = reinterpret_cast<uint16_t*>(((uintptr_t)base + kHuge - 1) / kHuge * kHuge);
-#ifdef MADV_HUGEPAGE
-  madvise(p, bytes, MADV_HUGEPAGE);  // a hint: failure is harmless
-#endif
-  return std::shared_ptr<uint16_t>(p, [base, mapped](uint16_t*) { munmap(base, mapped); });
 }
 }  // namespace
 
@@ -65,7 +51,8 @@ void Model::use_bf16_weights() {
       at[w->f32] = total;
       total += (numel_at.at((size_t)(w->f32 - params_.data())) + 31) / 32 * 32;  // 64-byte rows
     }
-  bf16_store_ = huge_page_store(total);
+  bf16_store_ = std::static_pointer_cast<uint16_t>(
+      huge_page_buffer(total * sizeof(uint16_t), "the BF16 weights"));
   uint16_t* store = bf16_store_.get();
   for (const auto& [f32, off] : at)
     bf16_round(store + off, f32, (long)numel_at.at((size_t)(f32 - params_.data())));

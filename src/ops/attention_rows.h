@@ -1,8 +1,9 @@
 // Decode attention (one query position) over cached K/V rows read as they are stored — float32
 // or bfloat16 — without widening the cache first: q·k and the value accumulation widen each BF16
 // row in registers (ops/bf16_kernels.h: bf16_dot_rows, bf16_weighted_rows; run-time ISA choice, scalar
-// reference). Rows are addressed by pointers, one per cached position, so a contiguous cache
-// (cache/kv_cache.h) and a paged one share the same inner loop (`attend_query_rows`).
+// reference). Rows are addressed by pointers, one per cached position (the contiguous cache,
+// cache/kv_cache.h). The paged cache's attention (attention_paged_forward, implemented in
+// attention_paged.cpp) reads its rows the same way, in tiles of query rows.
 // Math: Vaswani et al., arXiv:1706.03762 eq. 1, with GQA grouping, sliding window and sinks as
 // attention.h defines them (the same visibility rule: first_visible_key).
 // Layouts: q [H, D], out [H, Dv]; row j of K holds [Hkv, D] (KV head g at element g·D), row j of
@@ -58,9 +59,11 @@ struct KvPages {
 
 /// Paged attention (PagedAttention, Kwon et al., SOSP 2023): out [Tq, H, Dv] = softmax(scale ·
 /// q kᵀ + mask [+ sink]) v for q [Tq, H, D] of one sequence (d.B = 1) at positions q_offset + t,
-/// keys and values read row by row through `kv` (no gather of the history): the page table lends
-/// its rows as a KvRowSet and every (query, head) runs attend_query_rows, so a row's output is
-/// computed in one fixed order, bitwise independent of Tq, of the other rows and of the threads.
+/// keys and values read row by row through `kv` (no gather of the history). Each (query, head)
+/// row is computed in one fixed order — s_j = scale · (fma chain over d of q_d k_jd), the
+/// softmax over the row's own keys, out_c = fma chain over j of p_j v_jc — bitwise independent
+/// of Tq, of the other rows, of the tiles (4 rows share key and value loads) and of the threads.
+/// Scratch: the keys transposed per KV head, Tk · D floats each.
 /// Returns the visible pairs (as attention_forward).
 /// Throws llm0::Error on inconsistent dims, strides other than packed, or page_size < 1.
 uint64_t attention_paged_forward(float* out, const float* q, const KvPages& kv,

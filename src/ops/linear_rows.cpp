@@ -1,9 +1,8 @@
-// Row-independent linear map. See linear_rows.h.
+// Row-independent linear map on packed panels. See linear_rows.h.
 #include "ops/linear_rows.h"
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
+#include <atomic>
 #include <cstring>
 
 #include "core/simd.h"
@@ -12,152 +11,168 @@ namespace llm0 {
 
 namespace {
 using simd::f32x16;
-using u16x16 = uint16_t __attribute__((vector_size(32)));
-using u32x16 = uint32_t __attribute__((vector_size(64)));
+constexpr int P = kLinearPanel;
 
 thread_local bool t_row_independent = false;
 
-// 16 weights as float32: loaded, or BF16 bits widened (exact: the bits move to the high half).
-inline f32x16 load_w(const float* p) { return simd::load(p); }
-inline f32x16 load_w(const uint16_t* p) {
-  u16x16 h;
-  std::memcpy(&h, p, sizeof h);
-  const u32x16 u = __builtin_convertvector(h, u32x16) << 16;
-  f32x16 f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-inline float widen(float v) { return v; }
-inline float widen(uint16_t b) { return std::bit_cast<float>((uint32_t)b << 16); }
+// One call's operands: y [N, O], x [N, I], Wp [panels][I][P], b [O] or null.
+template <class T>
+struct Job {
+  float* y;
+  const float* x;
+  const T* Wp;
+  const float* b;
+  int N, I, O;
+};
 
-// Keeps a loaded vector in a register for its uses: GCC otherwise reloads w and x for every
-// multiply-add (two loads per FMA, half the FMA rate). One AVX-512 register holds 16 floats;
-// without AVX-512 the hint is left out.
-inline void in_register(f32x16& v) {
-#if defined(__AVX512F__)
-  asm("" : "+v"(v));
+// y rows [n, n + MR) × outputs [o0, o0 + 16·NC) (inside one panel; columns past O are computed on
+// the zero padding and not stored). acc[r][c] lane l is the chain of output o0 + 16c + l:
+// acc = fma(x[n + r, k], Wp[k][..], acc) for k = 0, 1, …, I − 1, then + b — the element's fixed
+// order, whatever MR, NC, the vector width or the caller's split.
+template <int MR, int NC, class T>
+[[gnu::always_inline]] inline void tile(const Job<T>& j, int n, int o0) {
+  const T* w = j.Wp + (long)(o0 / P) * j.I * P + o0 % P;
+  const float* x = j.x + (long)n * j.I;
+  f32x16 acc[MR][NC] = {};
+  for (int k = 0; k < j.I; ++k) {
+    f32x16 wv[NC];
+    for (int c = 0; c < NC; ++c) wv[c] = simd::load(w + (long)k * P + 16 * c);  // BF16: widened
+    for (int r = 0; r < MR; ++r) {
+      const f32x16 xv = x[(long)r * j.I + k] - f32x16{};  // broadcast (x − 0 = x, signed zeros too)
+      for (int c = 0; c < NC; ++c) acc[r][c] += xv * wv[c];  // one fused multiply-add with FMA
+    }
+  }
+  const int cols = std::min(16 * NC, j.O - o0);
+  for (int r = 0; r < MR; ++r) {
+    float out[16 * NC];
+    std::memcpy(out, acc[r], sizeof out);
+    float* yr = j.y + (long)(n + r) * j.O + o0;
+    if (j.b)
+      for (int c = 0; c < cols; ++c) yr[c] = out[c] + j.b[o0 + c];
+    else
+      std::memcpy(yr, out, sizeof(float) * (size_t)cols);
+  }
+}
+
+// A tile of `rem` < MR + 1 rows.
+template <int MR, int NC, class T>
+[[gnu::always_inline]] inline void rows_tail(const Job<T>& j, int n, int rem, int o0) {
+  if constexpr (MR > 0) {
+    if (rem == MR) tile<MR, NC>(j, n, o0);
+    else rows_tail<MR - 1, NC>(j, n, rem, o0);
+  }
+}
+
+// Rows [n0, n1) × panels [p0, p1): per panel, tiles of MR rows (the panel stays in L2 while the
+// tiles pass over it; a tile's x rows stay in L1 across its column groups).
+template <int MR, int NC, class T>
+[[gnu::always_inline]] inline void panels(const Job<T>& j, int n0, int n1, int p0, int p1) {
+  for (int p = p0; p < p1; ++p) {
+    const int o1 = std::min(j.O, (p + 1) * P);
+    int n = n0;
+    for (; n + MR <= n1; n += MR)
+      for (int o = p * P; o < o1; o += 16 * NC) tile<MR, NC>(j, n, o);
+    if (n < n1)
+      for (int o = p * P; o < o1; o += 16 * NC) rows_tail<MR - 1, NC>(j, n, n1 - n, o);
+  }
+}
+
+// One version: MR × 16·NC tiles for several rows, 1 × 16·NC1 for one row (decode: NC1 independent
+// chains per k).
+template <int MR, int NC, int NC1, class T>
+[[gnu::always_inline]] inline void version(const Job<T>& j, int n0, int n1, int p0, int p1) {
+  if (n1 - n0 == 1) panels<1, NC1>(j, n0, n1, p0, p1);
+  else panels<MR, NC>(j, n0, n1, p0, p1);
+}
+
+// A build for a portable baseline compiles each version for its instruction set (the CPU chooses
+// at run time); a build for this CPU (-march=native, AVX2 or more) compiles all for it (the
+// always-inline code above could not inline into a narrower target).
+#if defined(__x86_64__) && !defined(__AVX2__)
+#define LLM0_ROWS_ISAS 1
+#define LLM0_ISA_V4 __attribute__((target("arch=x86-64-v4")))
+#define LLM0_ISA_V3 __attribute__((target("arch=x86-64-v3")))
 #else
-  (void)v;
+#define LLM0_ROWS_ISAS 0
+#define LLM0_ISA_V4
+#define LLM0_ISA_V3
+#endif
+
+// Tiles (accumulator registers): AVX-512 6 rows × 64 outputs (24 of 32 zmm); AVX2 6 × 16 (12 of
+// 16 ymm), one row × 64 (8 ymm); baseline SSE 3 × 16 (12 of 16 xmm), one row × 32.
+#define LLM0_ROWS_VERSION(NAME, ISA, MR, NC, NC1)                                         \
+  ISA void NAME##_f32(const Job<float>& j, int n0, int n1, int p0, int p1) {             \
+    version<MR, NC, NC1>(j, n0, n1, p0, p1);                                              \
+  }                                                                                       \
+  ISA void NAME##_bf16(const Job<uint16_t>& j, int n0, int n1, int p0, int p1) {         \
+    version<MR, NC, NC1>(j, n0, n1, p0, p1);                                              \
+  }
+LLM0_ROWS_VERSION(avx512, LLM0_ISA_V4, 6, 4, 4)
+LLM0_ROWS_VERSION(avx2, LLM0_ISA_V3, 6, 1, 4)
+LLM0_ROWS_VERSION(baseline, , 3, 1, 2)
+
+struct Version {
+  void (*f32)(const Job<float>&, int, int, int, int);
+  void (*bf16)(const Job<uint16_t>&, int, int, int, int);
+};
+Version version_of(LinearRowsKernel k) {
+  switch (k) {
+    case LinearRowsKernel::Avx512: return {avx512_f32, avx512_bf16};
+    case LinearRowsKernel::Avx2: return {avx2_f32, avx2_bf16};
+    default: return {baseline_f32, baseline_bf16};
+  }
+}
+
+LinearRowsKernel default_kernel() {
+#if LLM0_ROWS_ISAS
+  if (__builtin_cpu_supports("x86-64-v4")) return LinearRowsKernel::Avx512;
+  if (__builtin_cpu_supports("x86-64-v3")) return LinearRowsKernel::Avx2;
+  return LinearRowsKernel::Baseline;
+#elif defined(__AVX512F__)
+  return LinearRowsKernel::Avx512;
+#elif defined(__AVX2__)
+  return LinearRowsKernel::Avx2;
+#else
+  return LinearRowsKernel::Baseline;
 #endif
 }
 
-// y[n0 .. n0 + NX, o0 .. o0 + NW): NX x rows × NW W rows sharing their loads, each W row read
-// front to back. Each element's order: one 16-lane accumulator over the 16-number blocks in
-// order, simd::sum's tree, then the last I mod 16 products in order — whatever NX and NW, so a
-// row's value does not depend on its tile.
-template <int NX, int NW, class T>
-__attribute__((always_inline)) inline void tile(float* y, const float* x, const T* W,
-                                                const float* b, int I, int O, int n0, int o0) {
-  constexpr int L = simd::kWidth;
-  f32x16 acc[NX][NW] = {};
-  const float* xr = x + (long)n0 * I;
-  const T* wr = W + (long)o0 * I;
-  int i = 0;
-  for (; i + L <= I; i += L) {
-    f32x16 w[NW];
-    for (int c = 0; c < NW; ++c) {
-      w[c] = load_w(wr + (long)c * I + i);
-      in_register(w[c]);
-    }
-    for (int r = 0; r < NX; ++r) {
-      f32x16 xv = simd::load(xr + (long)r * I + i);
-      in_register(xv);
-      for (int c = 0; c < NW; ++c) acc[r][c] += w[c] * xv;
-    }
-  }
-  for (int r = 0; r < NX; ++r)
-    for (int c = 0; c < NW; ++c) {
-      float s = simd::sum(acc[r][c]);
-      for (int k = i; k < I; ++k) s = std::fma(widen(wr[(long)c * I + k]), xr[(long)r * I + k], s);
-      y[(long)(n0 + r) * O + o0 + c] = s + (b ? b[o0 + c] : 0.0f);
-    }
+std::atomic<int> g_forced{-1};  // a LinearRowsKernel forced by a test, or -1
+
+Version chosen() {
+  static const LinearRowsKernel best = default_kernel();
+  const int f = g_forced.load(std::memory_order_relaxed);
+  return version_of(f < 0 ? best : (LinearRowsKernel)f);
 }
 
-// Rows [n0, n1) × W rows [o0, o1). A build for a baseline without AVX2 (portable, the
-// sanitizer build) compiles it three times — AVX-512 (x86-64-v4), AVX2 + FMA (x86-64-v3) and the
-// baseline — and the CPU chooses at run time (GCC function multi-versioning); a build for a CPU
-// with AVX2 or more (-march=native) already has its best (and clones could not inline core/simd.h,
-// whose target is then wider than x86-64-v4). One process runs one version.
-#if defined(__AVX2__)
-#define LLM0_ROWS_VERSIONS
-#else
-#define LLM0_ROWS_VERSIONS __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-constexpr int kTile = 4;  // x rows and W rows per tile
-
-template <int NW, class T>
-__attribute__((always_inline)) inline void x_tiles(float* y, const float* x, const T* W,
-                                                   const float* b, int n0, int n1, int I, int O,
-                                                   int o) {
-  int n = n0;
-  for (; n + kTile <= n1; n += kTile) tile<kTile, NW>(y, x, W, b, I, O, n, o);
-  switch (n1 - n) {
-    case 3: tile<3, NW>(y, x, W, b, I, O, n, o); break;
-    case 2: tile<2, NW>(y, x, W, b, I, O, n, o); break;
-    case 1: tile<1, NW>(y, x, W, b, I, O, n, o); break;
-    default: break;
-  }
-}
-
-// One x row: each W row alone, one sequential stream (decode's access, as fast as matvec; four
-// interleaved row streams measured 1.6x slower). More rows: tiles of 4 x rows × 4 W rows (16
-// accumulators, half a load per multiply-add), so x is read once per four W rows.
-template <class T>
-__attribute__((always_inline)) inline void w_rows(float* y, const float* x, const T* W,
-                                                  const float* b, int n0, int n1, int I, int O,
-                                                  int o0, int o1) {
-  if (n1 - n0 == 1) {
-    for (int o = o0; o < o1; ++o) tile<1, 1>(y, x, W, b, I, O, n0, o);
-    return;
-  }
-  int o = o0;
-  for (; o + kTile <= o1; o += kTile) x_tiles<kTile>(y, x, W, b, n0, n1, I, O, o);
-  switch (o1 - o) {
-    case 3: x_tiles<3>(y, x, W, b, n0, n1, I, O, o); break;
-    case 2: x_tiles<2>(y, x, W, b, n0, n1, I, O, o); break;
-    case 1: x_tiles<1>(y, x, W, b, n0, n1, I, O, o); break;
-    default: break;
-  }
-}
-LLM0_ROWS_VERSIONS
-void w_rows_f32(float* y, const float* x, const float* W, const float* b, int n0, int n1, int I,
-                int O, int o0, int o1) {
-  w_rows(y, x, W, b, n0, n1, I, O, o0, o1);
-}
-LLM0_ROWS_VERSIONS
-void w_rows_bf16(float* y, const float* x, const uint16_t* W, const float* b, int n0, int n1,
-                 int I, int O, int o0, int o1) {
-  w_rows(y, x, W, b, n0, n1, I, O, o0, o1);
-}
-inline void w_rows_any(float* y, const float* x, const float* W, const float* b, int n0, int n1,
-                       int I, int O, int o0, int o1) {
-  w_rows_f32(y, x, W, b, n0, n1, I, O, o0, o1);
-}
-inline void w_rows_any(float* y, const float* x, const uint16_t* W, const float* b, int n0,
-                       int n1, int I, int O, int o0, int o1) {
-  w_rows_bf16(y, x, W, b, n0, n1, I, O, o0, o1);
-}
-
-constexpr int kRowBlock = 64;  // x rows per pass over W: [64, I] stays in L2 while W streams
-
-constexpr int kRowsPerTask = 16;  // W rows per thread task
+constexpr int kRowBlock = 72;  // x rows per pass over W: [72, I] stays in L2 beside a panel
 
 template <class T>
-void run(float* y, const float* x, const T* W, const float* b, int N, int I, int O) {
-  const int tasks = (O + kRowsPerTask - 1) / kRowsPerTask;
-  for (int n0 = 0; n0 < N; n0 += kRowBlock) {
-    const int n1 = std::min(N, n0 + kRowBlock);
-    // Threads take whole W rows: an element's sum never crosses threads.
-#pragma omp parallel for schedule(static) if ((long)O * I > 32768 && tasks > 1)
-    for (int t = 0; t < tasks; ++t)
-      w_rows_any(y, x, W, b, n0, n1, I, O, t * kRowsPerTask, std::min(O, (t + 1) * kRowsPerTask));
+void run(const Job<T>& j, void (*fn)(const Job<T>&, int, int, int, int)) {
+  const int np = (j.O + P - 1) / P;
+  for (int n0 = 0; n0 < j.N; n0 += kRowBlock) {
+    const int n1 = std::min(j.N, n0 + kRowBlock);
+    // Threads take whole panels: an element's sum never crosses threads.
+#pragma omp parallel for schedule(static) if ((long)j.O * j.I > 32768 && np > 1)
+    for (int p = 0; p < np; ++p) fn(j, n0, n1, p, p + 1);
   }
 }
 }  // namespace
 
+void linear_packed(float* y, const float* x, const PackedLinear& W, const float* b, int N) {
+  if (N <= 0) return;
+  const Version v = chosen();
+  if (W.bf16)
+    run(Job<uint16_t>{y, x, static_cast<const uint16_t*>(W.data.get()), b, N, W.I, W.O}, v.bf16);
+  else
+    run(Job<float>{y, x, static_cast<const float*>(W.data.get()), b, N, W.I, W.O}, v.f32);
+}
+
 void linear_rows(float* y, const float* x, Weight W, const float* b, int N, int I, int O) {
-  if (W.bf16) return run(y, x, W.bf16, b, N, I, O);
-  run(y, x, W.f32, b, N, I, O);
+  if (N <= 0) return;
+  if (PackedWeights* store = packed_weights())
+    return linear_packed(y, x, store->get(W, I, O), b, N);
+  linear_packed(y, x, pack_linear(W, I, O), b, N);
 }
 
 RowIndependentLinear::RowIndependentLinear() : previous_(t_row_independent) {
@@ -166,5 +181,34 @@ RowIndependentLinear::RowIndependentLinear() : previous_(t_row_independent) {
 RowIndependentLinear::~RowIndependentLinear() { t_row_independent = previous_; }
 
 bool row_independent_linear() { return t_row_independent; }
+
+std::vector<LinearRowsKernel> linear_rows_kernels() {
+  std::vector<LinearRowsKernel> r{default_kernel()};
+  for (LinearRowsKernel k :
+       {LinearRowsKernel::Avx512, LinearRowsKernel::Avx2, LinearRowsKernel::Baseline}) {
+    bool runs = !LLM0_ROWS_ISAS;
+#if LLM0_ROWS_ISAS
+    runs = k == LinearRowsKernel::Baseline ||
+           (k == LinearRowsKernel::Avx2 ? __builtin_cpu_supports("x86-64-v3")
+                                        : __builtin_cpu_supports("x86-64-v4"));
+#endif
+    if (runs && k != r.front()) r.push_back(k);
+  }
+  return r;
+}
+
+bool linear_rows_fused(LinearRowsKernel k) {
+#if LLM0_ROWS_ISAS
+  return k != LinearRowsKernel::Baseline;
+#elif defined(__FMA__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void force_linear_rows_kernel(std::optional<LinearRowsKernel> k) {
+  g_forced.store(k ? (int)*k : -1, std::memory_order_relaxed);
+}
 
 }  // namespace llm0

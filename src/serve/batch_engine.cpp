@@ -19,6 +19,7 @@
 #include "cache/paged_kv_cache.h"
 #include "cache/prefix_cache.h"
 #include "core/check.h"
+#include "ops/linear_pack.h"
 
 namespace llm0 {
 
@@ -60,6 +61,7 @@ struct BatchEngine::Impl {
   SeqId next_id = 0;
   uint64_t hit_tokens = 0;
   std::vector<Model::BatchSeq> batch;  // step scratch
+  PackedWeights packed;  // the model's matrices as panels for ops/linear_rows (packed on first use)
 
   Seq& seq(SeqId id, const char* what) {
     auto it = seqs.find(id);
@@ -179,6 +181,7 @@ void BatchEngine::step(const std::vector<Work>& works, float* logits) {
     m.batch.push_back({w.tokens, w.n, &s.cache});
   }
   if (works.empty()) return;
+  UsePackedWeights panels(m.packed);
   m.model->forward_batch(m.batch, logits);
   for (const Work& w : works) {
     Impl::Seq& s = m.seqs.at(w.seq);

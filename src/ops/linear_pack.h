@@ -1,0 +1,66 @@
+// Weights packed for the row-independent linear kernel (ops/linear_rows.h): W [O, I] stored as
+// panels Wp[O / P][I][P] — for each panel of P = kLinearPanel consecutive outputs, the P weights of
+// input k side by side, k = 0 .. I−1 (the last panel zero-padded past O). The kernel then holds
+// SIMD lanes across outputs and walks k in order, reading each panel front to back once.
+// Float32 weights pack as float32, BF16 weights as BF16 bits (widened in registers when read).
+// The serving engine keeps one PackedWeights per model (the copies double the weight memory) and
+// installs it for its steps with UsePackedWeights; linear_rows finds a matrix's panels there by
+// its Weight pointer and shape, packing it on first use.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "ops/weight.h"
+
+namespace llm0 {
+
+/// Outputs per panel (P): four 16-float vectors — four independent FMA chains per k at one row.
+constexpr int kLinearPanel = 64;
+
+/// One weight matrix W [O, I] as panels [ceil(O / P)][I][P] (see the header).
+struct PackedLinear {
+  int I = 0, O = 0;
+  std::shared_ptr<void> data;  // float32, or BF16 bits when bf16
+  bool bf16 = false;
+  int panels() const { return (O + kLinearPanel - 1) / kLinearPanel; }
+  size_t bytes() const { return (size_t)panels() * I * kLinearPanel * (bf16 ? 2 : 4); }
+};
+
+/// Packs W [O, I] (float32 or BF16, row-major). Memory: 2 MiB aligned, huge-page hinted (read
+/// as one stream per panel). Throws llm0::Error for I or O < 1 or a null weight.
+PackedLinear pack_linear(Weight W, int I, int O);
+
+/// Packed copies of the matrices one model's linear maps read, found by (Weight pointer, I, O).
+/// Not thread-safe: the thread running the forward owns it.
+class PackedWeights {
+ public:
+  /// The panels of W [O, I], packed now if this is the first request for them.
+  const PackedLinear& get(Weight W, int I, int O);
+  /// Bytes held by all packed copies.
+  size_t bytes() const { return bytes_; }
+  size_t size() const { return packs_.size(); }
+
+ private:
+  std::map<std::tuple<const void*, int, int>, PackedLinear> packs_;
+  size_t bytes_ = 0;
+};
+
+/// While an instance lives, linear_rows called from this thread reads its matrices' panels from
+/// `store` (packing each on first use) instead of packing W for every call. Nests.
+class UsePackedWeights {
+ public:
+  explicit UsePackedWeights(PackedWeights& store);
+  ~UsePackedWeights();
+  UsePackedWeights(const UsePackedWeights&) = delete;
+  UsePackedWeights& operator=(const UsePackedWeights&) = delete;
+
+ private:
+  PackedWeights* previous_;
+};
+
+/// The store a UsePackedWeights installed on this thread, or null.
+PackedWeights* packed_weights();
+
+}  // namespace llm0
