@@ -251,6 +251,10 @@ ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoute
   set_keep_alive_timeout(limits.keep_alive_timeout_s);
 }
 
+void ConnectionServer::set_backlog(int backlog) {
+  if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, backlog);  // a second listen() resizes the queue
+}
+
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
   if (OverflowResponder* o = OverflowResponder::current()) {
     o->adopt(sock);

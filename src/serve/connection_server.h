@@ -38,6 +38,10 @@ struct OverflowRoutes {
 class ConnectionServer : public httplib::Server {
  public:
   ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes);
+  /// After bind: lets the kernel queue up to `backlog` connections not yet accepted (httplib
+  /// listens with a backlog of 5, so a burst of connections would see dropped SYNs and connect
+  /// only after the client's retransmission, 1 s to 15 s later).
+  void set_backlog(int backlog);
 
  private:
   bool process_and_close_socket(socket_t sock) override;

@@ -257,6 +257,7 @@ int HttpServer::bind() {
   const int port = o.port == 0 ? h.bind_to_any_port(o.host) : (h.bind_to_port(o.host, o.port) ? o.port : -1);
   LLM0_CHECK(port > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
              o.host, o.port);
+  impl_->http.set_backlog(1024);
   return port;
 }
 

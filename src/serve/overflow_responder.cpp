@@ -89,6 +89,12 @@ void OverflowResponder::loop() {
       if (fds[i].revents || Clock::now() >= clients_[i].deadline) step(clients_[i]);
     std::erase_if(clients_, [](const Client& c) { return c.sock < 0; });
   }
+  std::vector<std::function<void()>> left;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    left.swap(jobs_);
+  }
+  for (auto& job : left) job();  // adopts its socket, closed below
   for (Client& c : clients_) ::close(c.sock);
   clients_.clear();
   tl_responder = nullptr;
