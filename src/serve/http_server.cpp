@@ -163,7 +163,7 @@ void HttpServer::Impl::completion(const httplib::Request& req, httplib::Response
 }
 
 // The error a request that ended without its text gets: 503 `shutting_down`, else 500.
-ApiError end_error(const std::string& error) {
+static ApiError end_error(const std::string& error) {
   return error == kShuttingDown ? ApiError(503, error, "", "server_error", "shutting_down")
                                 : ApiError(500, error, "", "server_error", "internal_error");
 }

@@ -540,6 +540,16 @@ test("slow clients fill every connection slot: /health and /metrics answer, othe
   assert.equal(ok.status, 200);
 });
 
+test("a body sent slowly is cut at the request deadline (408)", async () => {
+  // Headers at once, then one byte of a 100-byte body every 200 ms: the deadline covers the body.
+  const head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+  const t0 = Date.now();
+  const r = await raw(limitsPort, [head, ...Array(40).fill("{")], {gap: 200, wait: 9000});
+  assert.equal(r.status, 408);
+  assert.equal(JSON.parse(r.body).error.code, "request_timeout");
+  assert.ok(r.closed && Date.now() - t0 < 6000, `closed ${r.closed} after ${Date.now() - t0} ms`);
+});
+
 test("idle keep-alive connections give their threads up to a new one", async () => {
   // 4 kept-alive connections, each after one answered request, fill the 4 slots.
   const socks = await Promise.all([0, 1, 2, 3].map(() => new Promise((resolve) => {
