@@ -44,6 +44,17 @@ model tiny 64 96 2 4 2 16 256
 node "$ROOT/bench/peers/scale_weights.mjs" "$WORK/tiny" 8 >/dev/null || die "scale_weights failed"
 model slow 512 1024 4 8 4 64 2048
 
+# Bad connection limits are refused by name before anything starts.
+refused() {
+  local out
+  out=$("$LLM0" serve --model "$WORK/tiny" --port 0 "$@" 2>&1) && die "accepted: $*"
+  grep -q -- "$1" <<<"$out" || die "the refusal of $* does not name $1: $out"
+}
+refused --request-timeout 0
+refused --request-timeout 1e9
+refused --max-connections 0
+refused --read-timeout 100000
+
 # start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
 start() {
   local name=$1 model=$2; shift 2

@@ -44,6 +44,10 @@ std::string model_id(const ServeArgs& a) {
 
 void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
   LLM0_CHECK(!(pages_given && memory_given), "give --kv-pages or --kv-memory, not both");
+  LLM0_CHECK(a.http.limits.request_timeout_s <= 86400, "--request-timeout must be at most 86400 seconds (a day), got {}",
+             a.http.limits.request_timeout_s);
+  LLM0_CHECK(a.http.limits.read_timeout_s <= 86400, "--read-timeout must be at most 86400 seconds (a day), got {}",
+             a.http.limits.read_timeout_s);
   GenerationModel gm = load_generation_model(a.model);
   apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
   const ModelConfig& c = gm.model->config();
@@ -118,7 +122,7 @@ void register_serve(CLI::App& app) {
       ->check(positive_check())->capture_default_str();
   cmd->add_option("--request-timeout", a.http.limits.request_timeout_s,
                   "Seconds to receive a request's headers and body (slower clients are dropped; responses are not limited)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(positive_check())->capture_default_str();
   cmd->add_option("--max-connections", a.http.limits.max_connections,
                   "Connections served at once, one HTTP thread each; more get 503 server_busy (/health and /metrics "
                   "still answer). Default: max-batch + max-queue + 16")
