@@ -74,9 +74,11 @@ void HttpServer::Impl::routes() {
     r.set_content(dump_json({{"object", "list"}, {"data", json::array({model_card()})}}), "application/json");
   });
   http.Get(R"(/v1/models/(.+))", [this](const httplib::Request& q, httplib::Response& r) {
-    if (q.matches[1] != opt.model_id)
+    if (q.matches[1] != opt.model_id) {
+      metrics.count(Outcome::rejected);
       return send_error(r, ApiError(404, format("The model '{}' does not exist", q.matches[1].str()), "model",
                                     "invalid_request_error", "model_not_found"));
+    }
     r.set_content(dump_json(model_card()), "application/json");
   });
   http.Get("/health", [](const httplib::Request&, httplib::Response& r) {

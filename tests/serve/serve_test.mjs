@@ -464,6 +464,7 @@ test("every refusal of the HTTP layer has its code and counts as rejected", asyn
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: 2000000\r\n"})), 413, "request_too_large"],
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Transfer-Encoding: chunked\r\n"})), 411, "length_required"],
     [await timed(request(mainPort, "POST", "/v1/completions", "{")), 400, "invalid_json"],
+    [await timed(request(mainPort, "GET", "/v1/models/nope", null)), 404, "model_not_found"],
   ];
   for (const [r, status, code] of checks) assertErrorObject({status: r.status, body: r.json ?? r.body}, status, code);
   const after = await rawMetrics(mainPort);
