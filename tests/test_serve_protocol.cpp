@@ -54,6 +54,14 @@ TEST(ServeProtocol, EveryMalformedRequestGetsItsStatusCodeAndParam) {
       {C, R"({"prompt": "a", "max_tokens": 99999999999999})", 400, "invalid_value", "max_tokens"},
       {C, R"({"prompt": "a", "max_tokens": "5"})", 400, "invalid_type", "max_tokens"},
       {C, R"({"prompt": "a", "max_tokens": 1.5})", 400, "invalid_type", "max_tokens"},
+      {C, R"({"prompt": "a", "max_tokens": 1e30})", 400, "invalid_value", "max_tokens"},   // an integer, too large
+      {C, R"({"prompt": "a", "max_tokens": -1e30})", 400, "invalid_value", "max_tokens"},
+      {C, R"({"prompt": "a", "seed": 1e300})", 400, "invalid_value", "seed"},
+      {C, R"({"prompt": [1, 1e30]})", 400, "invalid_value", "prompt"},
+      {C, R"({"prompt": "a", "metadata": "x"})", 400, "invalid_type", "metadata"},
+      {C, R"({"prompt": "a", "metadata": {"k": "v", "n": 1}})", 400, "invalid_type", "metadata.n"},
+      {C, R"({"prompt": "a", "store": "yes"})", 400, "invalid_type", "store"},
+      {C, R"({"prompt": "a", "user": 5})", 400, "invalid_type", "user"},
       {C, R"({"prompt": "a", "temperature": "hot"})", 400, "invalid_type", "temperature"},
       {C, R"({"prompt": "a", "temperature": -0.1})", 400, "invalid_value", "temperature"},
       {C, R"({"prompt": "a", "temperature": 2.5})", 400, "invalid_value", "temperature"},
@@ -92,6 +100,13 @@ TEST(ServeProtocol, EveryMalformedRequestGetsItsStatusCodeAndParam) {
       {H, R"({"messages": [{"role": "user", "content": "x"}], "logprobs": true, "top_logprobs": 30})", 400,
        "invalid_value", "top_logprobs"},
       {H, R"({"messages": [{"role": "user", "content": "x"}], "logprobs": 3})", 400, "invalid_type", "logprobs"},
+      // max_tokens is checked even when max_completion_tokens (the newer name) is given too.
+      {H, R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": -1, "max_completion_tokens": 5})", 400,
+       "invalid_value", "max_tokens"},
+      {H, R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": "a", "max_completion_tokens": 5})", 400,
+       "invalid_type", "max_tokens"},
+      {H, R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 5, "max_completion_tokens": 0})", 400,
+       "invalid_value", "max_completion_tokens"},
   };
   for (const Refusal& c : cases) {
     const ApiError e = refusal_of(c.body, c.endpoint);
@@ -104,6 +119,13 @@ TEST(ServeProtocol, EveryMalformedRequestGetsItsStatusCodeAndParam) {
     EXPECT_EQ(j["error"]["type"], "invalid_request_error");
     EXPECT_EQ(j["error"]["code"], c.code);
   }
+}
+
+TEST(ServeProtocol, AHugeIntegerIsOutOfRangeNotAFraction) {
+  const ApiError e = refusal_of(R"({"prompt": "a", "max_tokens": 1e30})", Endpoint::completions);
+  EXPECT_NE(std::string(e.what()).find("must be in [1, 2147483647], got 1e+30"), std::string::npos) << e.what();
+  const ApiError f = refusal_of(R"({"prompt": "a", "max_tokens": 2.5})", Endpoint::completions);
+  EXPECT_NE(std::string(f.what()).find("must be an integer"), std::string::npos) << f.what();
 }
 
 TEST(ServeProtocol, DeeplyNestedJsonIsRefusedWithoutRecursion) {
@@ -167,6 +189,10 @@ TEST(ServeProtocol, ChatMessagesLogprobsAndTextParts) {
   EXPECT_EQ(r.logprobs, 2);
   EXPECT_EQ(r.max_tokens, 9);
   EXPECT_EQ(render_plain_chat(r.messages), "System: Be brief.\n\nUser: Hi there\n\nAssistant:");
+  // Both limits valid: max_completion_tokens wins; metadata of strings and store are accepted.
+  EXPECT_EQ(parse_request(R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 3,
+                              "max_completion_tokens": 8, "metadata": {"k": "v"}, "store": false})",
+                          Endpoint::chat_completions).max_tokens, 8);
   EXPECT_EQ(parse_request(R"({"messages": [{"role": "user", "content": "x"}], "logprobs": true})",
                           Endpoint::chat_completions).logprobs, 0);
   EXPECT_EQ(parse_request(R"({"messages": [{"role": "user", "content": "x"}], "logprobs": false})",
@@ -274,7 +300,7 @@ TEST(ServeResponse, UsageLogprobsAndChunkShapes) {
   const json& lp = j["choices"][0]["logprobs"];
   EXPECT_EQ(lp["tokens"], json::array({tok.token_bytes('a'), tok.token_bytes('b')}));
   EXPECT_EQ(lp["token_logprobs"], json::array({-0.5, -0.25}));
-  EXPECT_EQ(lp["text_offset"], json::array({0, (int)tok.token_bytes('a').size()}));
+  EXPECT_EQ(lp["text_offset"], json::array({0, json_characters(tok.token_bytes('a'))}));
   EXPECT_DOUBLE_EQ(lp["top_logprobs"][0][tok.token_bytes('b')].get<double>(), -1.5);
   ResponseContext chat{Endpoint::chat_completions, "chatcmpl-1", 10, "tiny", 0};
   j = chunk_json(chat, "", {}, false, "", true, tok);
@@ -290,6 +316,16 @@ TEST(ServeResponse, UsageLogprobsAndChunkShapes) {
   // A token that ends inside a UTF-8 character is still valid JSON text (U+FFFD).
   EXPECT_EQ(json::parse(dump_json(json{{"t", std::string("a\xE2\x82")}}))["t"], "a\xEF\xBF\xBD");
   EXPECT_EQ(sse_event(json{{"a", 1}}), "data: {\"a\":1}\n\n");
+}
+
+TEST(ServeResponse, TextOffsetCountsCharactersAsTheJsonShowsThem) {
+  EXPECT_EQ(json_characters("ab"), 2);
+  EXPECT_EQ(json_characters("a\xE2\x82\xAC"), 2);           // "a€": 4 bytes, 2 characters
+  EXPECT_EQ(json_characters("\xF0\x9F\x98\x80!"), 2);       // an emoji (one code point) and "!"
+  EXPECT_EQ(json_characters("\xE2\x82"), 1);                 // an incomplete character: one U+FFFD
+  EXPECT_EQ(json_characters("\xE2\x82" "a"), 2);
+  EXPECT_EQ(json_characters(""), 0);
+  EXPECT_EQ(json_characters("\n\"\x01"), 3);                  // escapes count as the characters they are
 }
 
 TEST(ServeMetrics, PrometheusTextCountsAndCumulativeBuckets) {

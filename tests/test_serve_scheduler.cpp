@@ -143,12 +143,25 @@ TEST_F(ServeScheduler, AFullQueueIsRefusedWith429AndShutdownEndsEverything) {
   // At most one running and one waiting at any time; six submitted in a row cannot all fit.
   EXPECT_GE(refused, 1);
   sched->shutdown();
-  EXPECT_THROW(sched->submit(r), ApiError);
+  try {
+    sched->submit(r);
+    ADD_FAILURE() << "a submit after shutdown was accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status, 503);
+    EXPECT_EQ(e.code, "shutting_down");
+  }
+  int ended_by_shutdown = 0;
   for (auto& out : outs) {
     std::string text;
     const StreamUpdate end = drain(*out, text);
-    EXPECT_TRUE(end.error.empty() || end.error == "the server is shutting down") << end.error;
+    EXPECT_TRUE(end.error.empty() || end.error == kShuttingDown) << end.error;
+    ended_by_shutdown += end.error == kShuttingDown;
   }
+  // Every request is counted once: finished, refused (429) or ended by the shutdown (error).
+  auto count = [&](Outcome o) { return (int)metrics.requests[(int)o].load(); };
+  EXPECT_EQ(count(Outcome::error), ended_by_shutdown);
+  EXPECT_EQ(count(Outcome::rejected), refused);
+  EXPECT_EQ(count(Outcome::stop) + count(Outcome::length) + count(Outcome::error), (int)outs.size());
   sched.reset();
   EXPECT_EQ(engine.pages_in_use(), 0);
 }

@@ -1,7 +1,6 @@
 // HTTP routes of `llm0 serve` over cpp-httplib (http_server.h).
 #include "serve/http_server.h"
 
-#include <httplib.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
@@ -27,12 +26,13 @@ struct HttpServer::Impl {
   Metrics& metrics;
   HttpServerOptions opt;
   ServedModel served;
-  httplib::Server http;
+  ConnectionServer http;
   std::atomic<uint64_t> next_id{1};
   long long started = (long long)std::time(nullptr);
 
   Impl(Scheduler& s, const Model& m, const Tokenizer& t, Metrics& mt, const HttpServerOptions& o)
-      : scheduler(s), model(m), tok(t), metrics(mt), opt(o) {
+      : scheduler(s), model(m), tok(t), metrics(mt), opt(o),
+        http(o.limits, {[&mt] { return mt.render(); }, [&mt] { mt.count(Outcome::rejected); }}) {
     served = {opt.model_id, &model.config(), &tok, opt.page_size, opt.pages_total};
   }
 
@@ -51,6 +51,10 @@ struct HttpServer::Impl {
                  kPlainTemplateText}};
   }
 
+  ApiError too_large() const {
+    return ApiError(413, format("the request body is larger than {} bytes (llm0 serve --max-body)", opt.max_body_bytes),
+                    "", "invalid_request_error", "request_too_large");
+  }
   void routes();
   void completion(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
   void respond_whole(httplib::Response& res, std::shared_ptr<RequestStream> out, ResponseContext ctx,
@@ -70,9 +74,11 @@ void HttpServer::Impl::routes() {
     r.set_content(dump_json({{"object", "list"}, {"data", json::array({model_card()})}}), "application/json");
   });
   http.Get(R"(/v1/models/(.+))", [this](const httplib::Request& q, httplib::Response& r) {
-    if (q.matches[1] != opt.model_id)
+    if (q.matches[1] != opt.model_id) {
+      metrics.count(Outcome::rejected);
       return send_error(r, ApiError(404, format("The model '{}' does not exist", q.matches[1].str()), "model",
                                     "invalid_request_error", "model_not_found"));
+    }
     r.set_content(dump_json(model_card()), "application/json");
   });
   http.Get("/health", [](const httplib::Request&, httplib::Response& r) {
@@ -85,26 +91,47 @@ void HttpServer::Impl::routes() {
   // whole, whatever its size. Bodies must state their length (every OpenAI client and curl -d do);
   // a chunked one is refused before any of it is read (the unread rest then fails to parse as a
   // request line, and httplib ends the connection).
-  http.set_pre_routing_handler([](const httplib::Request& q, httplib::Response& r) {
+  http.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
     std::string te = q.get_header_value("Transfer-Encoding");
     std::transform(te.begin(), te.end(), te.begin(), [](unsigned char c) { return (char)std::tolower(c); });
-    if (te.find("chunked") == std::string::npos) return httplib::Server::HandlerResponse::Unhandled;
+    if (te.find("chunked") == std::string::npos) {
+      // httplib would read (and drop) a body over the limit before answering 413: refuse it now.
+      if (q.get_header_value<uint64_t>("Content-Length") <= opt.max_body_bytes) return httplib::Server::HandlerResponse::Unhandled;
+      metrics.count(Outcome::rejected);
+      close_after_response();
+      send_error(r, too_large());
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    metrics.count(Outcome::rejected);
+    close_after_response();  // the body was not read
     send_error(r, ApiError(411, "request bodies sent with Transfer-Encoding: chunked are not accepted; "
                            "send a Content-Length", "", "invalid_request_error", "length_required"));
     return httplib::Server::HandlerResponse::Handled;
   });
-  // httplib's own refusals (unknown route 404, body over the limit 413, a request it cannot
-  // parse 400) get OpenAI's error object too.
+  // httplib's own refusals (unknown route 404, body over the limit 413, a request it cannot parse
+  // 400, a request line over its limit 414; 408 when the request deadline cut the read short) get
+  // OpenAI's error object too, and count as rejected. Errors our handlers wrote are left alone.
   http.set_error_handler([this](const httplib::Request& q, httplib::Response& r) {
     if (!r.body.empty()) return;
+    metrics.count(Outcome::rejected);
+    close_after_response();  // the rest of the request may be unread
+    if (r.status == 400 && request_deadline_passed()) r.status = 408;
     if (r.status == 404)
       send_error(r, ApiError(404, format("Invalid URL ({} {})", q.method, q.path), "", "invalid_request_error", "not_found"));
     else if (r.status == 413)
-      send_error(r, ApiError(413, format("the request body is larger than {} bytes", opt.max_body_bytes), "",
-                             "invalid_request_error", "request_too_large"));
+      send_error(r, too_large());
+    else if (r.status == 408)
+      send_error(r, ApiError(408, format("the request was not received within {} s (llm0 serve --request-timeout)",
+                                         opt.limits.request_timeout_s), "", "invalid_request_error", "request_timeout"));
+    else if (r.status == 414)
+      send_error(r, ApiError(414, "the request line is too long", "", "invalid_request_error", "uri_too_long"));
+    else if (r.status == 400)
+      send_error(r, ApiError(400, "the HTTP request could not be parsed (request line, headers or body)", "",
+                             "invalid_request_error", "bad_request"));
     else
       send_error(r, ApiError(r.status, format("the HTTP request was refused (status {})", r.status), "",
-                             r.status >= 500 ? "server_error" : "invalid_request_error"));
+                             r.status >= 500 ? "server_error" : "invalid_request_error",
+                             r.status >= 500 ? "internal_error" : "bad_request"));
   });
   http.set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr ep) {
     std::string what = "internal error";
@@ -114,7 +141,7 @@ void HttpServer::Impl::routes() {
       what = e.what();
     } catch (...) {
     }
-    send_error(r, ApiError(500, what, "", "server_error"));
+    send_error(r, ApiError(500, what, "", "server_error", "internal_error"));
   });
 }
 
@@ -129,12 +156,18 @@ void HttpServer::Impl::completion(const httplib::Request& req, httplib::Response
     if (r.stream) respond_stream(res, std::move(out), ctx, r.logprobs >= 0, r.include_usage);
     else respond_whole(res, std::move(out), ctx, r.logprobs >= 0);
   } catch (const ApiError& e) {
-    if (e.status == 400 || e.status == 404) metrics.count(Outcome::rejected);
+    if (e.status != 429) metrics.count(Outcome::rejected);  // the scheduler counts its 429s
     send_error(res, e);
   } catch (const Error& e) {  // a tokenizer or library refusal of this input
     metrics.count(Outcome::rejected);
-    send_error(res, ApiError(400, e.what()));
+    send_error(res, ApiError(400, e.what(), "", "invalid_request_error", "invalid_value"));
   }
+}
+
+// The error a request that ended without its text gets: 503 `shutting_down`, else 500.
+static ApiError end_error(const std::string& error) {
+  return error == kShuttingDown ? ApiError(503, error, "", "server_error", "shutting_down")
+                                : ApiError(500, error, "", "server_error", "internal_error");
 }
 
 void HttpServer::Impl::respond_whole(httplib::Response& res, std::shared_ptr<RequestStream> out,
@@ -142,16 +175,25 @@ void HttpServer::Impl::respond_whole(httplib::Response& res, std::shared_ptr<Req
   std::string text;
   std::vector<TokenLogprob> tokens;
   StreamUpdate u;
+  auto checked = std::chrono::steady_clock::now();
   for (;;) {
-    if (!out->wait(u, std::chrono::milliseconds(200))) continue;
+    const bool got = out->wait(u, std::chrono::milliseconds(20));
+    // Every 20 ms: is the client still there? If not, the scheduler drops the request at its
+    // next step (its pages return) and nobody is answered.
+    if (const auto now = std::chrono::steady_clock::now(); now - checked >= std::chrono::milliseconds(20)) {
+      checked = now;
+      if (client_gone(probe_interim_response)) {
+        out->cancel();
+        close_after_response();
+        return;
+      }
+    }
+    if (!got) continue;
     text += u.text;
     for (TokenLogprob& t : u.logprobs) tokens.push_back(std::move(t));
     if (u.finished) break;
   }
-  if (!u.error.empty()) {
-    const bool shutdown = u.error == "the server is shutting down";
-    return send_error(res, ApiError(shutdown ? 503 : 500, u.error, "", "server_error"));
-  }
+  if (!u.error.empty()) return send_error(res, end_error(u.error));
   res.set_content(dump_json(completion_json(ctx, text, tokens, logprobs, u, tok)), "application/json");
 }
 
@@ -164,11 +206,15 @@ void HttpServer::Impl::respond_stream(httplib::Response& res, std::shared_ptr<Re
       "text/event-stream",
       [this, out, state, first, logprobs, include_usage](size_t, httplib::DataSink& sink) {
         StreamUpdate u;
-        if (!out->wait(u, std::chrono::milliseconds(200))) return true;  // nothing yet: call again
+        if (!out->wait(u, std::chrono::milliseconds(50))) {  // nothing yet: is the client there?
+          static const char kPing[] = ": ping\n\n";       // an SSE comment, ignored by clients
+          if (!client_gone([&] { return sink.write(kPing, sizeof(kPing) - 1); })) return true;
+          out->cancel();
+          return false;
+        }
         std::string events;
         if (!u.error.empty()) {
-          events += sse_event(ApiError(u.error == "the server is shutting down" ? 503 : 500, u.error, "",
-                                       "server_error").to_json());
+          events += sse_event(end_error(u.error).to_json());
         } else if (!u.text.empty() || !u.logprobs.empty() || u.finished || *first) {
           events += sse_event(chunk_json(*state, u.text, u.logprobs, logprobs,
                                          u.finished ? u.finish_reason : "", *first, tok));
@@ -192,8 +238,6 @@ HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer
                        Metrics& metrics, const HttpServerOptions& options)
     : impl_(std::make_unique<Impl>(scheduler, model, tokenizer, metrics, options)) {
   httplib::Server& h = impl_->http;
-  const int threads = std::max(1, options.threads);
-  h.new_task_queue = [threads] { return new httplib::ThreadPool((size_t)threads); };
   h.set_payload_max_length(options.max_body_bytes);
   // SO_REUSEADDR (a restart may bind while old connections linger) but not httplib's default
   // SO_REUSEPORT, which would let a second server bind the same port silently; TCP_NODELAY on
@@ -204,10 +248,6 @@ HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof(yes));
   });
-  h.set_read_timeout(options.read_timeout_s, 0);
-  // An idle keep-alive connection (and one whose request failed to arrive) is closed after this.
-  h.set_keep_alive_timeout(std::min(5, options.read_timeout_s));
-  h.set_write_timeout(options.write_timeout_s, 0);
   impl_->routes();
 }
 
@@ -219,6 +259,7 @@ int HttpServer::bind() {
   const int port = o.port == 0 ? h.bind_to_any_port(o.host) : (h.bind_to_port(o.host, o.port) ? o.port : -1);
   LLM0_CHECK(port > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
              o.host, o.port);
+  impl_->http.set_backlog(1024);
   return port;
 }
 

@@ -4,17 +4,19 @@
 //   GET /v1/models, GET /v1/models/{id}               (the model card)
 //   GET /health                                       ({"status": "ok"})
 //   GET /metrics                                      (Prometheus text, metrics.h)
-// Every error is OpenAI's error object (api_error.h): 400 malformed JSON or fields, 404 unknown
-// model or route, 413 a body over max_body_bytes, 429 queue full, 500 an internal failure, 503
-// shutting down. Each connection has read/write timeouts, so a client that sends slowly or stops
-// reading holds one HTTP thread for at most the timeout; a streamed request whose client is gone
-// is cancelled at the scheduler's next step.
+// Every error is OpenAI's error object (api_error.h): 400 malformed JSON or fields (or an HTTP
+// request that cannot be parsed), 404 unknown model or route, 408 a request not received within
+// the request timeout, 411 a chunked body, 413 a body over max_body_bytes, 429 queue full, 500 an
+// internal failure, 503 shutting down or every connection slot taken. Connections are served by a
+// ConnectionServer (connection_server.h: connection cap, request deadline, keep-alive); a request
+// whose client is gone — streamed or not — is cancelled at the scheduler's next step.
 #pragma once
 #include <cstddef>
 #include <memory>
 #include <string>
 
 #include "model/model.h"
+#include "serve/connection_server.h"
 #include "serve/metrics.h"
 #include "serve/scheduler.h"
 #include "tokenizer/tokenizer.h"
@@ -26,9 +28,7 @@ struct HttpServerOptions {
   int port = 8080;                      // 0 = any free port (bind() returns it)
   std::string model_id;                 // the name requests give as "model"
   size_t max_body_bytes = 4u << 20;     // larger bodies are refused with 413
-  int read_timeout_s = 10;              // per read of a request (headers or body)
-  int write_timeout_s = 10;             // per write of a response
-  int threads = 32;                     // HTTP worker threads (each streamed request holds one)
+  ConnectionLimits limits;              // connection cap, request deadline, timeouts
   int page_size = 16;                   // of the engine's pool (for the model card / refusals)
   int pages_total = 0;
 };

@@ -48,7 +48,9 @@ long long integer(const json& v, const char* name, long long lo, long long hi) {
     x = v.get<long long>();
   } else {
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9e15) bad_type(name, "an integer", v);
+    if (!std::isfinite(d) || d != std::floor(d)) bad_type(name, "an integer", v);
+    if (d < (double)lo || d > (double)hi)  // 1e30: an integer, out of range
+      bad(name, format("'{}' must be in [{}, {}], got {}", name, lo, hi, d));
     x = (long long)d;
   }
   if (x < lo || x > hi)
@@ -227,8 +229,16 @@ CompletionRequest parse_request(std::string_view text, Endpoint endpoint) {
     if (!m) bad("messages", "'messages' is missing");
     parse_messages(*m, r);
   }
-  const char* max_name = field(body, "max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-  if (const json* v = field(body, max_name)) r.max_tokens = (int)integer(*v, max_name, 1, INT_MAX);
+  // Both may be given (max_tokens is chat's deprecated name); both are checked, the newer one wins.
+  for (const char* max_name : {"max_tokens", "max_completion_tokens"})
+    if (const json* v = field(body, max_name)) r.max_tokens = (int)integer(*v, max_name, 1, INT_MAX);
+  if (const json* v = field(body, "metadata")) {
+    if (!v->is_object()) bad_type("metadata", "an object of strings", *v);
+    for (const auto& [k, x] : v->items())
+      if (!x.is_string()) bad_type("metadata." + k, "a string", x);
+  }
+  if (const json* v = field(body, "store")) (void)boolean(*v, "store");
+  if (const json* v = field(body, "user"); v && !v->is_string()) bad_type("user", "a string", *v);
   neutral_only(body);
   parse_sampling(body, r);
   if (const json* v = field(body, "stop")) r.stop = stop_strings(*v);

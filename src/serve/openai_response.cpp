@@ -1,6 +1,8 @@
 // Response and chunk bodies of the OpenAI endpoints (openai_response.h).
 #include "serve/openai_response.h"
 
+#include <algorithm>
+
 namespace llm0::serve {
 
 using nlohmann::json;
@@ -34,13 +36,18 @@ json completion_logprobs(ResponseContext& ctx, const std::vector<TokenLogprob>& 
     for (const auto& [id, lp] : t.top) top[tok.token_bytes(id)] = lp;
     tops.push_back(top);
     offsets.push_back(ctx.text_offset);
-    ctx.text_offset += (int)s.size();
+    ctx.text_offset += json_characters(s);
   }
   return {{"tokens", texts}, {"token_logprobs", lps}, {"top_logprobs", tops}, {"text_offset", offsets}};
 }
 
 json finish(const std::string& reason) { return reason.empty() ? json(nullptr) : json(reason); }
 }  // namespace
+
+int json_characters(const std::string& s) {
+  const std::string shown = json::parse(dump_json(json(s))).get<std::string>();
+  return (int)std::count_if(shown.begin(), shown.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; });
+}
 
 json usage_json(const StreamUpdate& end) {
   return {{"prompt_tokens", end.prompt_tokens},

@@ -20,7 +20,7 @@ struct ResponseContext {
   std::string id;        // "cmpl-N" / "chatcmpl-N"
   long long created = 0; // Unix seconds
   std::string model;     // the served model's id
-  int text_offset = 0;   // completions logprobs: bytes of completion text before the next token
+  int text_offset = 0;   // completions logprobs: characters (code points) of text before the next token
 };
 
 /// {"prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details": {"cached_tokens"}}.
@@ -47,6 +47,11 @@ nlohmann::json usage_chunk_json(const ResponseContext& ctx, const StreamUpdate& 
 
 /// JSON text with invalid UTF-8 (a token ending mid-character) replaced by U+FFFD.
 std::string dump_json(const nlohmann::json& j);
+
+/// Characters (Unicode code points) of `s` as a JSON response shows it (bytes of an incomplete
+/// UTF-8 character become U+FFFD, as dump_json writes them): the unit of the legacy completions'
+/// `text_offset`, which OpenAI's and vLLM's Python servers count as len(text) in characters.
+int json_characters(const std::string& s);
 
 /// "data: <json>\n\n" (one server-sent event).
 std::string sse_event(const nlohmann::json& j);

@@ -16,7 +16,9 @@ std::vector<int> prompt_tokens(const CompletionRequest& r, const ServedModel& m)
   if (r.prompt_is_ids) return r.prompt_ids;
   if (!r.prompt.empty()) return tok.encode(r.prompt);
   const int eos = endoftext_id(tok);  // a new text, as training puts <|endoftext|> before each
-  if (eos < 0) throw ApiError(400, "the prompt is empty and the tokenizer has no <|endoftext|> to start from", "prompt");
+  if (eos < 0)
+    throw ApiError(400, "the prompt is empty and the tokenizer has no <|endoftext|> to start from", "prompt",
+                   "invalid_request_error", "invalid_value");
   return {eos};
 }
 }  // namespace
@@ -32,7 +34,8 @@ ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
     if (s.prompt[(size_t)i] >= m.config->vocab_size)
       throw ApiError(400, format("prompt token id {} at position {} is outside the model's vocab_size={}",
                                  s.prompt[(size_t)i], i, m.config->vocab_size),
-                     r.endpoint == Endpoint::chat_completions ? "messages" : "prompt");
+                     r.endpoint == Endpoint::chat_completions ? "messages" : "prompt", "invalid_request_error",
+                     "invalid_value");
   if (P >= N)
     throw ApiError(400, format("This model's maximum context length is {} tokens; the prompt has {} "
                                "(no room for a generated token)", N, P),

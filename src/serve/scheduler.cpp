@@ -67,7 +67,7 @@ std::shared_ptr<RequestStream> Scheduler::submit(ServeRequest request) {
   std::shared_ptr<RequestStream> out = seq->out;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) throw ApiError(503, "the server is shutting down", "", "server_error", "shutting_down");
+    if (stopping_) throw ApiError(503, kShuttingDown, "", "server_error", "shutting_down");
     if ((int)queue_.size() >= opt_.max_queue) {
       metrics_.count(Outcome::rejected);
       throw ApiError(429, format("the queue is full ({} requests wait); retry later", queue_.size()), "",
@@ -98,8 +98,11 @@ void Scheduler::loop() {
     std::lock_guard<std::mutex> lock(mu_);
     queued.swap(queue_);
   }
-  for (auto& s : queued) s->out->finish("", s->prompt_len(), 0, 0, "the server is shutting down");
-  for (auto& s : active_) end(*s, "", "the server is shutting down");
+  for (auto& s : queued) {
+    s->out->finish("", s->prompt_len(), 0, 0, kShuttingDown);
+    metrics_.count(Outcome::error);
+  }
+  for (auto& s : active_) end(*s, "", kShuttingDown);
   active_.clear();
 }
 

@@ -24,6 +24,9 @@
 
 namespace llm0::serve {
 
+/// The error of requests still queued or open when the scheduler stops.
+inline constexpr char kShuttingDown[] = "the server is shutting down";
+
 struct SchedulerOptions {
   int max_batch = 16;      // sequences open at once (>= 1)
   int max_queue = 64;      // requests waiting for admission (>= 1); more are refused (429)

@@ -2,13 +2,14 @@
 // OpenAI client for completions, streamed chat, stop strings, logprobs and error objects; 12
 // concurrent clients whose greedy text must equal the sequential run and `llm0 generate`; metrics
 // that add up; and malformed or hostile input over raw sockets, the server answering after each.
-// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME node serve_test.mjs MAIN_PORT SMALL_PORT
+// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME LIMITS_PID=PID node serve_test.mjs MAIN_PORT SMALL_PORT LIMITS_PORT
+// (the limits server has 4 connection slots and a 1.5 s request deadline; the last test stops it)
 import assert from "node:assert/strict";
 import {execFileSync} from "node:child_process";
 import net from "node:net";
 import OpenAI from "openai";
 
-const [mainPort, smallPort] = process.argv.slice(2).map(Number);
+const [mainPort, smallPort, limitsPort] = process.argv.slice(2).map(Number);
 const MODEL = process.env.MODEL_ID;
 const base = (port) => `http://127.0.0.1:${port}`;
 const client = new OpenAI({baseURL: `${base(mainPort)}/v1`, apiKey: "none", maxRetries: 0, timeout: 60000});
@@ -183,7 +184,7 @@ test("logprobs", async () => {
     // Greedy: the chosen token is the most likely one.
     assert.ok(Math.abs(lp.token_logprobs[i] - Math.max(...top)) < 1e-12);
     assert.equal(lp.text_offset[i], offset);
-    offset += Buffer.byteLength(lp.tokens[i]);
+    offset += [...lp.tokens[i]].length;  // characters (code points), as OpenAI's and vLLM's servers count
   }
   const c = await client.chat.completions.create({model: MODEL, messages: [{role: "user", content: "hi"}], max_tokens: 4,
                                                   temperature: 0, logprobs: true, top_logprobs: 2});
@@ -294,7 +295,12 @@ test("malformed input: a clean error each time, the server still serving", async
   assertErrorObject(await post(C, {prompt: "a", max_tokens: 1e12}), 400, "invalid_value", "max_tokens");
   assertErrorObject(await post(C, {prompt: "a", max_tokens: 5000}), 400, "context_length_exceeded", "max_tokens");
   assertErrorObject(await post(C, {prompt: "a", bogus: true}), 400, "unknown_field", "bogus");
-  assertErrorObject(await post(C, {prompt: [1, 99999]}), 400, undefined, "prompt");
+  assertErrorObject(await post(C, {prompt: [1, 99999]}), 400, "invalid_value", "prompt");
+  assertErrorObject(await post(C, {prompt: "a", max_tokens: 1e30}), 400, "invalid_value", "max_tokens");
+  assertErrorObject(await post("/v1/chat/completions", {messages: [{role: "user", content: "x"}], max_tokens: -1,
+                                                        max_completion_tokens: 5}), 400, "invalid_value", "max_tokens");
+  assertErrorObject(await post(C, {prompt: "a", metadata: {k: 1}}), 400, "invalid_type", "metadata.k");
+  assertErrorObject(await post(C, {prompt: "a", store: "yes"}), 400, "invalid_type", "store");
   assertErrorObject(await post("/v1/chat/completions", {messages: [{role: "user", content: {}}]}), 400, "invalid_type");
   assertErrorObject(await post("/v1/nothing", {}), 404, "not_found");
   await healthy();
@@ -365,7 +371,9 @@ test("a client disconnecting mid-stream is cancelled and its pages freed", async
   assert.ok(!first.done);
   s.abort();
   const after = await idle(smallPort);
-  assert.equal(after['llm0_requests_total{outcome="cancelled"}'] - before['llm0_requests_total{outcome="cancelled"}'], 1);
+  const delta = (k) => after[k] - before[k];
+  assert.equal(delta('llm0_requests_total{outcome="cancelled"}'), 1,
+               JSON.stringify(Object.fromEntries(Object.keys(after).filter((k) => delta(k)).map((k) => [k, delta(k)]))));
   assert.ok(after.llm0_generation_tokens_total - before.llm0_generation_tokens_total < 1800);
   await healthy(smallPort);
 });
@@ -390,8 +398,185 @@ test("queue full: 429 with the error object; queued and running requests cancel 
   assert.equal(r.usage.completion_tokens, 3);
 });
 
+// One request over a fresh socket ("Connection: close"), `extra` more raw bytes after it;
+// resolves with the final response (1xx interim responses skipped): {status, headers, body, json}.
+function request(port, method, path, body = null, {head = "", half = false, wait = 15000} = {}) {
+  const payload = body === null ? "" : (typeof body === "string" ? body : JSON.stringify(body));
+  const text = `${method} ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${head}` +
+               (body === null ? "" : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n`) +
+               `\r\n${payload}`;
+  return new Promise((resolve) => {
+    const sock = net.connect(port, "127.0.0.1");
+    let data = "";
+    const timer = setTimeout(() => sock.destroy(), wait);
+    sock.on("data", (d) => { data += d; });
+    sock.on("error", () => {});
+    sock.on("close", () => {
+      clearTimeout(timer);
+      resolve(finalResponse(data));
+    });
+    sock.on("connect", () => {
+      sock.write(text);
+      if (half) sock.end();  // shut our write side: the server still answers
+    });
+  });
+}
+
+// The last response of `data` after any 1xx ones.
+function finalResponse(data) {
+  let rest = data, interim = 0;
+  for (;;) {
+    const m = rest.match(/^HTTP\/1\.1 (\d+)[^\r]*\r\n/);
+    if (!m) return {status: 0, body: rest, interim};
+    const end = rest.indexOf("\r\n\r\n");
+    if (Number(m[1]) >= 200 || end < 0) {
+      const body = end < 0 ? "" : rest.slice(end + 4);
+      let json = null;
+      try { json = JSON.parse(body); } catch {}
+      return {status: Number(m[1]), head: rest.slice(0, end), body, json, interim};
+    }
+    rest = rest.slice(end + 4);
+    interim++;
+  }
+}
+
+async function rawMetrics(port) {
+  const r = await request(port, "GET", "/metrics");
+  assert.equal(r.status, 200);
+  const m = {};
+  for (const line of r.body.split("\n")) {
+    if (!line || line.startsWith("#")) continue;
+    const i = line.lastIndexOf(" ");
+    m[line.slice(0, i)] = Number(line.slice(i + 1));
+  }
+  return m;
+}
+const REJECTED = 'llm0_requests_total{outcome="rejected"}';
+
+test("every refusal of the HTTP layer has its code and counts as rejected", async () => {
+  const before = await rawMetrics(mainPort);
+  const timed = async (p) => { const t = Date.now(); const r = await p; if (Date.now() - t > 500) console.log(`    slow: ${r.status} ${Date.now() - t} ms`); return r; };
+  const checks = [
+    [await timed(request(mainPort, "POST", "/v1/nothing", {})), 404, "not_found"],
+    [await timed(request(mainPort, "BREW", "/v1/completions", null)), 400, "bad_request"],
+    [await timed(request(mainPort, "GET", "/health HTTP/9.9\r\nX:", null)), 400, "bad_request"],  // an unknown version
+    [await timed(request(mainPort, "GET", "/" + "a".repeat(9000), null)), 414, "uri_too_long"],
+    [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: 2000000\r\n"})), 413, "request_too_large"],
+    [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Transfer-Encoding: chunked\r\n"})), 411, "length_required"],
+    [await timed(request(mainPort, "POST", "/v1/completions", "{")), 400, "invalid_json"],
+    [await timed(request(mainPort, "GET", "/v1/models/nope", null)), 404, "model_not_found"],
+  ];
+  for (const [r, status, code] of checks) assertErrorObject({status: r.status, body: r.json ?? r.body}, status, code);
+  const after = await rawMetrics(mainPort);
+  assert.equal(after[REJECTED] - before[REJECTED], checks.length);
+  const pool = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 200});
+  assertErrorObject({status: pool.status, body: pool.json}, 400, "kv_pool_too_small", "max_tokens");
+  await healthy();
+});
+
+test("a half-closed client (write side shut after the request) still gets its reply", async () => {
+  const body = {prompt: "The cat", max_tokens: 5, temperature: 0, ignore_eos: true};
+  const whole = await request(mainPort, "POST", "/v1/completions", body, {half: true});
+  assert.equal(whole.status, 200, whole.body);
+  assert.equal(whole.json.usage.completion_tokens, 5);
+  const ref = await post("/v1/completions", body);
+  assert.equal(whole.json.choices[0].text, ref.body.choices[0].text);
+  const streamed = await request(mainPort, "POST", "/v1/completions", {...body, stream: true}, {half: true});
+  assert.equal(streamed.status, 200);
+  assert.ok(streamed.body.includes("data: [DONE]"), streamed.body);
+});
+
+test("a non-streamed request whose client disconnects is cancelled and its pages freed", async () => {
+  await idle(smallPort);
+  const before = await metrics(smallPort);
+  const sock = net.connect(smallPort, "127.0.0.1");
+  sock.on("error", () => {});
+  const payload = JSON.stringify(LONG);
+  sock.write(`POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+             `Content-Length: ${payload.length}\r\n\r\n${payload}`);
+  for (let i = 0; i < 200 && (await metrics(smallPort)).llm0_requests_running !== 1; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  sock.destroy();
+  const t0 = Date.now();
+  const after = await idle(smallPort);
+  console.log(`    pages back ${Date.now() - t0} ms after the client left`);
+  assert.equal(after['llm0_requests_total{outcome="cancelled"}'] - before['llm0_requests_total{outcome="cancelled"}'], 1);
+  assert.ok(after.llm0_generation_tokens_total - before.llm0_generation_tokens_total < 1800);
+  await healthy(smallPort);
+});
+
+test("slow clients fill every connection slot: /health and /metrics answer, others 503, the slow ones 408", async () => {
+  const before = await rawMetrics(limitsPort);
+  // 10 clients send a header line every 200 ms (inside the 1 s read timeout) for 6 s.
+  const lines = ["POST /v1/completions HTTP/1.1\r\n"];
+  for (let i = 0; i < 30; i++) lines.push(`X-Slow-${i}: ${i}\r\n`);
+  const t0 = Date.now();
+  const slow = [];
+  for (let i = 0; i < 10; i++) {
+    slow.push(raw(limitsPort, lines, {gap: 200, wait: 9000}));
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const health = await request(limitsPort, "GET", "/health");
+  assert.equal(health.status, 200);
+  assert.deepEqual(health.json, {status: "ok"});
+  const m = await rawMetrics(limitsPort);
+  assert.equal(m.llm0_kv_pages_total, 10);
+  const busy = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2});
+  assertErrorObject({status: busy.status, body: busy.json}, 503, "server_busy");
+  const ends = await Promise.all(slow);
+  const ms = Date.now() - t0;
+  const count = (s) => ends.filter((e) => e.status === s).length;
+  assert.equal(count(408), 4, JSON.stringify(ends.map((e) => e.status)));  // in a slot: the deadline
+  assert.equal(count(503), 6);                                               // over the cap
+  for (const e of ends) {
+    assert.ok(e.closed);
+    assert.equal(JSON.parse(e.body).error.code, e.status === 408 ? "request_timeout" : "server_busy");
+  }
+  assert.ok(ms < 6000, `the slow clients were dropped after ${ms} ms, not at the deadline`);
+  console.log(`    10 slow clients dropped within ${ms} ms`);
+  const after = await rawMetrics(limitsPort);
+  assert.equal(after[REJECTED] - before[REJECTED], 4 + 6 + 1);
+  const ok = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2, temperature: 0});
+  assert.equal(ok.status, 200);
+});
+
+test("a body sent slowly is cut at the request deadline (408)", async () => {
+  // Headers at once, then one byte of a 100-byte body every 200 ms: the deadline covers the body.
+  const head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n";
+  const t0 = Date.now();
+  const r = await raw(limitsPort, [head, ...Array(40).fill("{")], {gap: 200, wait: 9000});
+  assert.equal(r.status, 408);
+  assert.equal(JSON.parse(r.body).error.code, "request_timeout");
+  assert.ok(r.closed && Date.now() - t0 < 6000, `closed ${r.closed} after ${Date.now() - t0} ms`);
+});
+
+test("idle keep-alive connections give their threads up to a new one", async () => {
+  // 4 kept-alive connections, each after one answered request, fill the 4 slots.
+  const socks = await Promise.all([0, 1, 2, 3].map(() => new Promise((resolve) => {
+    const sock = net.connect(limitsPort, "127.0.0.1");
+    sock.on("error", () => {});
+    sock.on("connect", () => sock.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n"));
+    sock.once("data", () => resolve(sock));
+  })));
+  const r = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2, temperature: 0});
+  assert.equal(r.status, 200, r.body);
+  for (const s of socks) s.destroy();
+});
+
+test("a running request at shutdown ends with 503 shutting_down", async () => {
+  const running = request(limitsPort, "POST", "/v1/completions",
+                          {prompt: "A dog", max_tokens: 140, temperature: 0, ignore_eos: true});
+  for (let i = 0; i < 200 && (await rawMetrics(limitsPort)).llm0_requests_running !== 1; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  process.kill(Number(process.env.LIMITS_PID), "SIGTERM");
+  const r = await running;
+  assertErrorObject({status: r.status, body: r.json}, 503, "shutting_down");
+});
+
 let failed = 0;
 for (const [name, fn] of tests) {
+  if (process.env.ONLY && !new RegExp(process.env.ONLY).test(name)) continue;
   const t0 = Date.now();
   try {
     await fn();

@@ -5,7 +5,8 @@
 # text is varied) is served on a free port (--port 0, read from the server's first line) with a
 # pool large enough for everything (prefill chunks of 8 tokens and 12 tokens per step, so prompts
 # are read over many steps beside the decodes of the others); a larger model (~10M parameters, context 2048, so one request
-# runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation.
+# runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation, and
+# again with 4 connection slots and a 1.5 s request deadline, for slow and idle clients.
 # The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
 # Usage: tests/serve/test_serve.sh PATH/TO/llm0
 # Exit 77 (ctest SKIP_RETURN_CODE) only when node/npm are missing or npm cannot install the client.
@@ -43,6 +44,17 @@ model tiny 64 96 2 4 2 16 256
 node "$ROOT/bench/peers/scale_weights.mjs" "$WORK/tiny" 8 >/dev/null || die "scale_weights failed"
 model slow 512 1024 4 8 4 64 2048
 
+# Bad connection limits are refused by name before anything starts.
+refused() {
+  local out
+  out=$("$LLM0" serve --model "$WORK/tiny" --port 0 "$@" 2>&1) && die "accepted: $*"
+  grep -q -- "$1" <<<"$out" || die "the refusal of $* does not name $1: $out"
+}
+refused --request-timeout 0
+refused --request-timeout 1e9
+refused --max-connections 0
+refused --read-timeout 100000
+
 # start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
 start() {
   local name=$1 model=$2; shift 2
@@ -62,11 +74,18 @@ start main tiny --page-size 4 --kv-pages 600 --max-batch 16 --max-queue 32 --pre
 MAIN_PORT=$PORT
 start small slow --page-size 16 --kv-pages 300 --max-batch 1 --max-queue 1
 SMALL_PORT=$PORT
-LLM0="$LLM0" MODEL="$WORK/tiny" MODEL_ID=tiny node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT"
+# Connection limits: 4 connections, 1.5 s to send a request, reads of 1 s (so idle keep-alive
+# connections wait 1 s); a pool of 10 pages of 16 tokens, less than the context (256).
+start limits slow --page-size 16 --kv-pages 10 --max-batch 1 --max-queue 1 --max-connections 4 \
+  --request-timeout 1.5 --read-timeout 1
+LIMITS_PORT=$PORT LIMITS_PID=${PIDS[-1]}
+LLM0="$LLM0" MODEL="$WORK/tiny" MODEL_ID=tiny LIMITS_PID=$LIMITS_PID \
+  node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT" "$LIMITS_PORT"
 rc=$?
-# A clean shutdown: SIGTERM ends the server with status 0.
+# A clean shutdown: SIGTERM ends the server with status 0 (the limits server was stopped by the
+# test, SIGTERM with a request running).
 for p in "${PIDS[@]}"; do
-  kill -TERM "$p"
+  kill -TERM "$p" 2>/dev/null
   wait "$p" || { echo "test_serve: a server exited with status $? after SIGTERM"; rc=1; }
 done
 PIDS=()

@@ -1,8 +1,9 @@
 // `llm0 serve --model RUN [--host 127.0.0.1] [--port 8080] [--max-batch N] [--kv-pages N |
-// --kv-memory MiB] [--page-size 16] [...]`: an OpenAI-compatible HTTP server (src/serve/) with
+// --kv-memory MiB] [--page-size 16] [--max-connections N] [--request-timeout 30] [...]`: an OpenAI-compatible HTTP server (src/serve/) with
 // continuous batching over a paged KV cache. Loopback by default. Prints one line
 // "llm0 serve: listening on http://HOST:PORT ..." on stderr once it accepts connections (with
 // --port 0 the system picks a free port and the line tells which); SIGINT / SIGTERM stop it.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -30,6 +31,7 @@ struct ServeArgs {
   double max_body_mib = 4;
   bool no_prefix_cache = false;
   InferDtypes dtypes;
+  ServeArgs() { http.limits.max_connections = 0; }  // 0: from max-batch and max-queue
 };
 
 // The served model's name: --model-name, else the last component of --model ("runs/small" -> small).
@@ -42,6 +44,10 @@ std::string model_id(const ServeArgs& a) {
 
 void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
   LLM0_CHECK(!(pages_given && memory_given), "give --kv-pages or --kv-memory, not both");
+  LLM0_CHECK(a.http.limits.request_timeout_s <= 86400, "--request-timeout must be at most 86400 seconds (a day), got {}",
+             a.http.limits.request_timeout_s);
+  LLM0_CHECK(a.http.limits.read_timeout_s <= 86400, "--read-timeout must be at most 86400 seconds (a day), got {}",
+             a.http.limits.read_timeout_s);
   GenerationModel gm = load_generation_model(a.model);
   apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
   const ModelConfig& c = gm.model->config();
@@ -68,7 +74,10 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
   a.http.max_body_bytes = (size_t)(a.max_body_mib * 1024 * 1024);
   a.http.page_size = engine.page_size();
   a.http.pages_total = engine.pages_total();
-  a.http.threads = a.sched.max_batch + a.sched.max_queue + 8;
+  if (a.http.limits.max_connections == 0)  // every running and queued request, and room for more
+    a.http.limits.max_connections = a.sched.max_batch + a.sched.max_queue + 16;
+  a.http.limits.write_timeout_s = a.http.limits.read_timeout_s;
+  a.http.limits.keep_alive_timeout_s = std::min(5, a.http.limits.read_timeout_s);
   serve::HttpServer server(scheduler, *gm.model, *gm.tokenizer, metrics, a.http);
   const int port = server.bind();
   std::thread waiter([&] {
@@ -109,8 +118,15 @@ void register_serve(CLI::App& app) {
       ->check(positive_check())->capture_default_str();
   cmd->add_flag("--no-prefix-cache", a.no_prefix_cache, "Do not share the pages of identical prompt prefixes");
   cmd->add_option("--max-body", a.max_body_mib, "Largest request body in MiB (larger: 413)")->check(positive_check())->capture_default_str();
-  cmd->add_option("--read-timeout", a.http.read_timeout_s, "Seconds a read from a client may wait (slow clients are dropped)")
+  cmd->add_option("--read-timeout", a.http.limits.read_timeout_s, "Seconds one read or write of a connection may wait (idle keep-alive: at most 5)")
       ->check(positive_check())->capture_default_str();
+  cmd->add_option("--request-timeout", a.http.limits.request_timeout_s,
+                  "Seconds to receive a request's headers and body (slower clients are dropped; responses are not limited)")
+      ->check(positive_check())->capture_default_str();
+  cmd->add_option("--max-connections", a.http.limits.max_connections,
+                  "Connections served at once, one HTTP thread each; more get 503 server_busy (/health and /metrics "
+                  "still answer). Default: max-batch + max-queue + 16")
+      ->check(positive_check());
   add_dtype_options(cmd, a.dtypes);
   add_threads_option(cmd);
   cmd->callback([cmd] { run_serve(a, cmd->count("--kv-pages") > 0, cmd->count("--kv-memory") > 0); });

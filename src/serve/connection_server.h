@@ -1,0 +1,72 @@
+// ConnectionServer: cpp-httplib's Server with limits of our own on every connection, so nothing a
+// client sends can hold the server (cpp-httplib 0.11 bounds each read, not a whole request, and
+// serves any number of connections from a fixed thread pool):
+//   - at most `max_connections` connections are served at once, each on its own HTTP thread; a
+//     connection over the cap goes to the OverflowResponder (overflow_responder.h), which answers
+//     GET /health and GET /metrics and refuses everything else with 503 `server_busy`, without
+//     blocking the accept loop;
+//   - a request's headers and body must arrive within `request_timeout_s` of the moment the server
+//     starts waiting for it (the accept, or the end of the previous response on a keep-alive
+//     connection): every read waits at most until that deadline, so a client trickling bytes is
+//     dropped; responses (a long SSE stream too) have no deadline, only a per-write timeout;
+//   - an idle keep-alive connection is closed after `keep_alive_timeout_s`, and at once when the
+//     cap is reached, so idle connections never keep others out;
+//   - a client that shut down only its write side (half-closed) still gets its reply.
+// The handler thread of a request can ask whether its client is gone (client_gone()).
+#pragma once
+#include <httplib.h>
+
+#include <functional>
+#include <string>
+
+namespace llm0::serve {
+
+struct ConnectionLimits {
+  int max_connections = 96;       // connections served at once (>= 1), one HTTP thread each
+  double request_timeout_s = 30;  // to receive one request's headers and body (> 0)
+  int read_timeout_s = 10;        // one read (> 0)
+  int write_timeout_s = 10;       // one write (> 0)
+  int keep_alive_timeout_s = 5;   // an idle keep-alive connection waits this long for a request
+};
+
+/// What the overflow path answers besides 503 (called on the overflow thread).
+struct OverflowRoutes {
+  std::function<std::string()> metrics_text;  // GET /metrics (Prometheus text)
+  std::function<void()> on_refused;           // a connection refused with 503 server_busy
+};
+
+class ConnectionServer : public httplib::Server {
+ public:
+  ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes);
+  /// After bind: lets the kernel queue up to `backlog` connections not yet accepted (httplib
+  /// listens with a backlog of 5, so a burst of connections would see dropped SYNs and connect
+  /// only after the client's retransmission, 1 s to 15 s later).
+  void set_backlog(int backlog);
+
+ private:
+  bool process_and_close_socket(socket_t sock) override;
+
+  ConnectionLimits limits_;
+};
+
+/// The calling HTTP handler thread's client has closed its connection. A client that only shut
+/// down its write side (FIN) is told apart from one that closed the socket by a probe: the first
+/// time a FIN is seen, `probe` writes something the client ignores (an interim `103 Early Hints`
+/// response before the response headers, an SSE comment inside a stream) — a closed socket
+/// answers it with a reset, seen by a later call. `probe` returning false means the write failed
+/// (gone). False outside a ConnectionServer thread. Does not block.
+bool client_gone(const std::function<bool()>& probe);
+
+/// The calling HTTP thread's request was not received within the request timeout (for the error
+/// handler: a read cut short by the deadline). False outside a ConnectionServer thread.
+bool request_deadline_passed();
+
+/// Ends the calling HTTP thread's connection after the response being written (a request whose
+/// rest was not read, or could not be parsed, leaves the stream at an unknown place).
+void close_after_response();
+
+/// A probe for client_gone() before any response byte was sent: writes the interim response
+/// "HTTP/1.1 103 Early Hints" (RFC 8297; clients skip 1xx responses) to the current connection.
+bool probe_interim_response();
+
+}  // namespace llm0::serve

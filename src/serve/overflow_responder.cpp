@@ -1,0 +1,153 @@
+// Answers of the connections over the cap, from one polling thread (overflow_responder.h).
+#include "serve/overflow_responder.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "core/check.h"
+#include "serve/api_error.h"
+
+namespace llm0::serve {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMaxClients = 1024;
+constexpr size_t kMaxHead = 8192;
+constexpr auto kHeadTime = std::chrono::seconds(2);   // to send the request headers
+constexpr auto kDrainTime = std::chrono::seconds(2);  // to close after the reply
+thread_local OverflowResponder* tl_responder = nullptr;
+
+std::string http_response(int status, const char* reason, const char* type, const std::string& body,
+                          const char* extra = "") {
+  return format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n",
+                status, reason, type, body.size(), extra) + body;
+}
+}  // namespace
+
+struct OverflowResponder::Client {
+  int sock = -1;
+  Clock::time_point deadline;
+  std::string head;       // request bytes received so far
+  bool draining = false;  // answered; reading what is left until the client closes
+};
+
+OverflowResponder::OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused)
+    : metrics_text_(std::move(metrics_text)), on_refused_(std::move(on_refused)) {
+  thread_ = std::thread([this] { loop(); });
+}
+
+OverflowResponder::~OverflowResponder() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void OverflowResponder::enqueue(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(std::move(job));
+  }
+  cv_.notify_all();
+}
+
+OverflowResponder* OverflowResponder::current() { return tl_responder; }
+
+void OverflowResponder::adopt(int sock) {
+  if (clients_.size() >= kMaxClients) {
+    ::close(sock);
+    return;
+  }
+  fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
+  clients_.push_back({sock, Clock::now() + kHeadTime, {}, false});
+}
+
+void OverflowResponder::loop() {
+  tl_responder = this;
+  std::vector<pollfd> fds;
+  for (;;) {
+    std::vector<std::function<void()>> jobs;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      // With no socket to watch, sleep until a job comes; else look for jobs every 20 ms.
+      if (clients_.empty()) cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) break;
+      jobs.swap(jobs_);
+    }
+    for (auto& job : jobs) job();  // each adopts its socket
+    fds.clear();
+    for (const Client& c : clients_) fds.push_back({c.sock, POLLIN | POLLRDHUP, 0});
+    if (!fds.empty() && ::poll(fds.data(), fds.size(), 20) < 0 && errno != EINTR) break;
+    for (size_t i = 0; i < clients_.size(); ++i)
+      if (fds[i].revents || Clock::now() >= clients_[i].deadline) step(clients_[i]);
+    std::erase_if(clients_, [](const Client& c) { return c.sock < 0; });
+  }
+  std::vector<std::function<void()>> left;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    left.swap(jobs_);
+  }
+  for (auto& job : left) job();  // adopts its socket, closed below
+  for (Client& c : clients_) ::close(c.sock);
+  clients_.clear();
+  tl_responder = nullptr;
+}
+
+// Reads what arrived; answers once the headers are in; closes at EOF, error or deadline.
+void OverflowResponder::step(Client& c) {
+  char buf[4096];
+  bool eof = false;
+  for (;;) {
+    const ssize_t n = ::recv(c.sock, buf, sizeof(buf), 0);
+    if (n > 0) {
+      if (!c.draining) c.head.append(buf, (size_t)std::min<size_t>((size_t)n, kMaxHead - std::min(kMaxHead, c.head.size())));
+      continue;
+    }
+    eof = n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    break;
+  }
+  const bool late = Clock::now() >= c.deadline;
+  if (!c.draining && (c.head.find("\r\n\r\n") != std::string::npos || c.head.size() >= kMaxHead ||
+                      (late && !c.head.empty()) || (eof && !c.head.empty()))) {
+    answer(c);
+    return;
+  }
+  if (eof || late) {
+    ::close(c.sock);
+    c.sock = -1;
+  }
+}
+
+void OverflowResponder::answer(Client& c) {
+  const std::string line = c.head.substr(0, c.head.find("\r\n"));
+  auto is = [&](const char* path) {
+    const std::string p = format("GET {}", path);
+    return line.compare(0, p.size(), p) == 0 && (line.size() == p.size() || line[p.size()] == ' ' || line[p.size()] == '?');
+  };
+  std::string reply;
+  if (is("/health")) {
+    reply = http_response(200, "OK", "application/json", R"({"status":"ok"})");
+  } else if (is("/metrics")) {
+    reply = http_response(200, "OK", "text/plain; version=0.0.4", metrics_text_());
+  } else {
+    const ApiError e(503, "the server is busy: every connection slot is taken (llm0 serve --max-connections); "
+                     "retry later", "", "server_error", "server_busy");
+    reply = http_response(503, "Service Unavailable", "application/json", e.to_json().dump(), "Retry-After: 1\r\n");
+    on_refused_();
+  }
+  // The send buffer of a fresh connection takes the whole reply; what does not fit is dropped.
+  (void)::send(c.sock, reply.data(), reply.size(), MSG_NOSIGNAL);
+  ::shutdown(c.sock, SHUT_WR);
+  c.draining = true;
+  c.head.clear();
+  c.deadline = Clock::now() + kDrainTime;
+}
+
+}  // namespace llm0::serve

@@ -1,0 +1,56 @@
+// OverflowResponder: one thread that answers the connections over ConnectionServer's cap without
+// giving any of them a thread. Each adopted socket (non-blocking) is polled together with the
+// others; once its request headers are in (at most 8 KiB, within 2 s), GET /health and GET /metrics
+// are answered as usual, anything else with 503 and the OpenAI error object (code "server_busy");
+// headers that do not arrive in time end the connection. After answering, the socket's write side
+// is shut and what the client still sends (a request body) is read and dropped until it closes
+// (at most 2 s), so the reply is not destroyed by a reset. At most 1,024 sockets are held; more are
+// closed at once. So /health keeps answering while slow clients fill every HTTP thread.
+#pragma once
+#include <sys/socket.h>
+
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace llm0::serve {
+
+class OverflowResponder {
+ public:
+  /// `metrics_text` renders GET /metrics; `on_refused` is called for each 503. Both run on this
+  /// responder's thread.
+  OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused);
+  /// Closes every socket still held.
+  ~OverflowResponder();
+  OverflowResponder(const OverflowResponder&) = delete;
+  OverflowResponder& operator=(const OverflowResponder&) = delete;
+
+  /// Runs `job` on the responder's thread (a job of httplib's accept loop: it hands its socket
+  /// to adopt()). Does not block.
+  void enqueue(std::function<void()> job);
+  /// On the responder's thread: takes over `sock` (this object closes it).
+  void adopt(int sock);
+
+  /// The responder whose thread is calling, or nullptr.
+  static OverflowResponder* current();
+
+ private:
+  struct Client;
+  void loop();
+  void step(Client& c);
+  void answer(Client& c);
+
+  std::function<std::string()> metrics_text_;
+  std::function<void()> on_refused_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::function<void()>> jobs_;  // guarded by mu_
+  bool stopping_ = false;                    // guarded by mu_
+  std::vector<Client> clients_;              // responder thread only
+  std::thread thread_;
+};
+
+}  // namespace llm0::serve
