@@ -44,6 +44,7 @@ class PagedKvCache final : public LayerCache {
   KvPages view() const;
 
  private:
+  size_t row_numbers() const;  // K + V numbers per token
   PagePool* pool_;
   std::shared_ptr<const PageTable> table_;
   int layer_, length_;
