@@ -386,6 +386,7 @@ TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
     miss = run_schedule(m, {b}, {{31}}, e)[0];
   }
   BatchEngine e(m, pool(4, 32));
+  EXPECT_TRUE(e.prefix_caching());
   run_schedule(m, {a}, {{30}}, e);
   EXPECT_EQ(e.prefix_hit_tokens(), 0u);
   const SeqId ib = *e.open(b, 31);
@@ -550,6 +551,7 @@ TEST(BatchEngine, StatesAreChargedAgainstThePageBudget) {
     e.close(ia), e.close(ib);
     EXPECT_EQ(e.pages_in_use(), 0);
     EXPECT_EQ(e.pages_cached(), 0);  // nothing registered: no prefix cache with sliding layers
+    EXPECT_FALSE(e.prefix_caching());
     const SeqId ic = *e.open(a, 10);  // the same prompt again: prefilled in full
     EXPECT_EQ(e.cached_tokens(ic), 0);
     EXPECT_EQ(e.prefix_hit_tokens(), 0u);

@@ -291,6 +291,8 @@ size_t BatchEngine::bytes_in_use() const {
   return positions * pool.bytes_per_token() + states;
 }
 
+bool BatchEngine::prefix_caching() const { return impl_->prefix != nullptr; }
+
 uint64_t BatchEngine::prefix_hit_tokens() const { return impl_->hit_tokens; }
 
 const std::vector<int>& BatchEngine::pages(SeqId id) const {

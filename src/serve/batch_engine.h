@@ -89,6 +89,9 @@ class BatchEngine {
   /// what `llm0 kv` gives for each sequence's length (paged layers: per token × tokens;
   /// sliding layers: min(T, W) positions; linear layers: the fixed state).
   size_t bytes_in_use() const;
+  /// Whether full prompt pages are shared (the option, unless the model has sliding-window or
+  /// linear-attention layers, whose states cannot be rebuilt from shared pages).
+  bool prefix_caching() const;
   /// Prompt tokens served from the prefix cache since construction.
   uint64_t prefix_hit_tokens() const;
   /// The sequence's page table: its reserved pages in position order (tests, metrics).

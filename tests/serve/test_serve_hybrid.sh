@@ -54,6 +54,7 @@ run_model() {
     sleep 0.1
   done
   [ -n "$port" ] || die "$name: no 'listening on' line"
+  grep -q "prefix cache off" "$WORK/server.log" || die "$name: the server does not say the prefix cache is off"
   local prompts=("The cat" "A dog ran to the park and back again, twice. The cat sat on"
                  "Servers answer requests; states hold" "The cat sat on the mat number 7. A dog"
                  "twice." "Servers answer requests; states hold what every layer remembers of a prompt. The")
