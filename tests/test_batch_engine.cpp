@@ -43,7 +43,8 @@ BatchEngineOptions pool(int page_size, int pages) {
 }
 
 /// The model kinds the engine pages: MHA / GQA / MQA, QK-norm with partial RoPE, GPT-2 (learned
-/// positions, LayerNorm, biases, tied embeddings), gated attention output, sinks, MoE.
+/// positions, LayerNorm, biases, tied embeddings), gated attention output, sinks, MoE, and MLA
+/// (latent rows in the pages; with and without q compression, with DeepSeek-V3 experts).
 struct KindRow {
   const char* name;
   ModelConfig cfg;
@@ -57,7 +58,10 @@ std::vector<KindRow> pageable_kinds() {
           {"gpt2", gpt2_config()},
           {"gated attention", hybrid_config({0, 0}, false, 4, /*gate=*/true)},
           {"sinks", sinks},
-          {"qwen2_moe", moe_model_config("qwen2_moe")}};
+          {"qwen2_moe", moe_model_config("qwen2_moe")},
+          {"MLA", mla_model_config(0)},
+          {"MLA q_lora", mla_model_config(9)},
+          {"deepseek_v3 MLA + MoE", moe_model_config("deepseek_v3")}};
 }
 
 /// The kinds whose layers keep a per-sequence state outside the pages: sliding windows (W 5 or
@@ -196,11 +200,14 @@ TEST(BatchEngine, PagesAreReservedAndReturned) {
   EXPECT_THROW(e.length(a), Error);
 }
 
-// bytes_in_use() is the ledger's bytes per token × tokens held (F32 and BF16 caches).
+// bytes_in_use() is the ledger's bytes per token × tokens held (F32 and BF16 caches; GQA K/V
+// and MLA's latent rows, kv_lora_rank + qk_rope_head_dim per token and layer).
 TEST(BatchEngine, BytesInUseEqualTheLedger) {
+  for (const ModelConfig& cfg : {tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false),
+                                 mla_model_config(9)})
   for (auto [dt, kd] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
                         std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
-    Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false));
+    Model m(cfg);
     random_weights(m, 9);
     m.set_kv_dtype(dt);
     KvOptions opt;
@@ -246,17 +253,7 @@ TEST(BatchEngine, BadStepsThrowAndAppendNothing) {
   EXPECT_THROW(e.open({0, -1}, 4), Error);
 }
 
-TEST(BatchEngine, RefusesModelKindsItCannotPage) {
-  auto refused = [](const ModelConfig& c, const std::string& kind) {
-    Model m(c);
-    try {
-      BatchEngine e(m, pool(16, 4));
-      ADD_FAILURE() << "accepted " << kind;
-    } catch (const Error& err) {
-      EXPECT_NE(std::string(err.what()).find(kind), std::string::npos) << err.what();
-    }
-  };
-  refused(mla_model_config(0), "latent attention");
+TEST(BatchEngine, RefusesSizesOutOfRange) {
   Model m(tiny_config(Heads::MHA, PositionKind::Rope, 1.0, false));
   EXPECT_THROW(BatchEngine(m, pool(0, 4)), Error);
   EXPECT_THROW(BatchEngine(m, BatchEngineOptions{16, 0, 0, true}), Error);
@@ -264,6 +261,10 @@ TEST(BatchEngine, RefusesModelKindsItCannotPage) {
   // 4 tokens × 2 layers × 4 KV heads × 2 × 24 numbers × 4 bytes = 6144 bytes per page.
   bytes.kv_memory_bytes = 6144 * 3 + 100;
   EXPECT_EQ(BatchEngine(m, bytes).pages_total(), 3);
+  // MLA: a page holds the latent rows, 4 tokens × 2 layers × (r 11 + dr 4) × 4 bytes = 480.
+  Model mla(mla_model_config(0));
+  bytes.kv_memory_bytes = 480 * 5 + 479;
+  EXPECT_EQ(BatchEngine(mla, bytes).pages_total(), 5);
 }
 
 namespace {
@@ -321,7 +322,9 @@ TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
                       {"sliding W6 bf16", sliding_config(6, {0, 1}, false, true), true},
                       {"hybrid qwen3_next f32", hybrid_config({1, 0, 1}, true), false},
                       {"hybrid llama bf16", hybrid_config({0, 1}, false), true},
-                      {"hybrid moe f32", hybrid_moe_config(6), false}};
+                      {"hybrid moe f32", hybrid_moe_config(6), false},
+                      {"MLA q_lora f32", mla_model_config(9), false},
+                      {"deepseek_v2 MLA + MoE bf16", moe_model_config("deepseek_v2"), true}};
   const int threads = omp_get_max_threads();
   for (const Row& r : rows) {
     SCOPED_TRACE(r.name);
@@ -370,9 +373,12 @@ TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
 }
 
 // Prefix cache: the second prompt's shared pages skip their prefill, and its logits are bitwise
-// those of the run without the cache.
+// those of the run without the cache (K/V pages and MLA's latent pages).
 TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
-  Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false));
+  for (const KindRow& kind : {KindRow{"GQA", tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false)},
+                              KindRow{"MLA latent pages", mla_model_config(9)}}) {
+  SCOPED_TRACE(kind.name);
+  Model m(kind.cfg);
   random_weights(m, 41);
   const int V = m.config().vocab_size;
   std::vector<int> a = random_tokens(30, V, 51), b = a;
@@ -396,6 +402,7 @@ TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
   e.step({{ib, b.data() + 20, 11}}, hit.data());
   EXPECT_EQ(std::memcmp(hit.data(), miss.data(), sizeof(float) * V), 0);
   EXPECT_LT(max_abs_diff(hit.data(), alone_logits(m, b).data(), V), 1e-4);
+  }
 }
 
 // Two prompts sharing 2.5 pages share exactly 2 pages (reference count 2); the third page is

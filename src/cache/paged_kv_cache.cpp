@@ -14,8 +14,7 @@ PagedKvCache::PagedKvCache(PagePool& pool, std::shared_ptr<const PageTable> tabl
              pool.num_layers());
   LLM0_CHECK(length >= 0 && length <= capacity(), "paged KV cache: {} positions held exceed the "
              "{} its pages hold", length, capacity());
-  LLM0_CHECK(pool.k_width(layer) > 0 && pool.v_width(layer) > 0, "paged KV cache: layer {} has "
-             "no K/V rows in the pages", layer);
+  LLM0_CHECK(pool.k_width(layer) > 0, "paged KV cache: layer {} has no rows in the pages", layer);
   for (int p : table_->pages) {
     k_.push_back(pool.rows(p, layer, 0));
     v_.push_back(pool.rows(p, layer, 1));

@@ -70,9 +70,10 @@ void Block::forward_cached(float* x, int Tn, int pos, const int* positions, Laye
 void Block::forward_batch(float* x, int N, const int* positions,
                           std::span<const BatchSegment> segs, const BlockInferScratch& g,
                           WorkCounters& counters) const {
-  LLM0_CHECK(kind != LayerKind::LatentAttention, "a ragged batch cannot run latent attention");
   norm1.forward(g.ln, nullptr, nullptr, x, N);
-  if (kind == LayerKind::LinearAttention)
+  if (kind == LayerKind::LatentAttention)
+    mla.forward_batch(g.ln, N, positions, segs, g.mla, g.branch, counters);
+  else if (kind == LayerKind::LinearAttention)
     gdn.forward_batch(g.ln, N, segs, g.gdn, g.branch);
   else
     attn.forward_batch(g.ln, N, positions, segs, g.attn, g.branch, counters);

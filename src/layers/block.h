@@ -74,7 +74,8 @@ struct Block {
                       WorkCounters& counters) const;
   /// Ragged batch inference (the serving engine's step): x [N, C], the new tokens of the
   /// sequences in `segs`, updated in place; the mixer's batch form (AttentionLayer::forward_batch
-  /// for full and sliding layers, GatedDeltaNetLayer::forward_batch), then the FFN on all rows.
+  /// for full and sliding layers, MlaLayer::forward_batch, GatedDeltaNetLayer::forward_batch),
+  /// then the FFN on all rows.
   void forward_batch(float* x, int N, const int* positions, std::span<const BatchSegment> segs,
                      const BlockInferScratch& g, WorkCounters& counters) const;
 

@@ -2,7 +2,8 @@
 // x [N, C] holds the new tokens of B sequences one after the other (sequence b's rows are
 // [row0_b, row0_b + n_b)); everything but the sequence mixing is per token row, so it runs on all
 // N rows at once; attention runs per sequence through its page table (full layers) or its window
-// (sliding layers), Gated DeltaNet's convolution and delta rule per sequence on its state. RowIndependentLinear routes every
+// (sliding layers) or its latent rows (MLA), Gated DeltaNet's convolution and delta rule per
+// sequence on its state. RowIndependentLinear routes every
 // linear map (q/k/v/o, gate/up/down, experts, router, lm_head) through ops/linear_rows.h, whose
 // per-element order does not depend on N: the determinism contract of serve/batch_engine.h.
 #include <algorithm>
@@ -35,9 +36,6 @@ void Model::forward_batch(std::span<const BatchSeq> seqs, float* logits) {
   const int B = (int)seqs.size(), C = cfg_.hidden_size, V = cfg_.vocab_size;
   const int L = cfg_.num_hidden_layers;
   LLM0_CHECK(B > 0, "forward_batch needs at least one sequence");
-  for (int il = 0; il < L; ++il)
-    LLM0_CHECK(cfg_.layer(il).kind != LayerKind::LatentAttention,
-               "forward_batch cannot run latent-attention (MLA) layers (layer {})", il);
   // Every check before anything is appended.
   long N = 0;
   int max_pos = 0;

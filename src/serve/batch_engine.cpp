@@ -38,22 +38,19 @@ namespace llm0 {
 
 namespace {
 
-/// Throws llm0::Error naming a model kind the engine cannot hold yet.
-void check_servable(const ModelConfig& cfg) {
-  for (int il = 0; il < cfg.num_hidden_layers; ++il)
-    LLM0_CHECK(cfg.layer(il).kind != LayerKind::LatentAttention,
-               "the serving engine cannot page multi-head latent attention (MLA, {}) caches yet",
-               cfg.model_type);
-}
-
-/// A layer's rows in a page: full-attention K and V (Hkv·D numbers each); none for the layers
-/// that keep a per-sequence state.
+/// A layer's rows in a page: full-attention K and V (Hkv·D numbers each); MLA's latent row
+/// [c | k_pe] (kv_lora_rank + qk_rope_head_dim numbers, as `llm0 kv` counts it) as K without V;
+/// none for the layers that keep a per-sequence state.
 std::vector<PageRows> page_rows(const ModelConfig& cfg) {
   std::vector<PageRows> rows;
   const int width = cfg.num_key_value_heads * cfg.head_dim;
-  for (int il = 0; il < cfg.num_hidden_layers; ++il)
-    rows.push_back(cfg.layer(il).kind == LayerKind::FullAttention ? PageRows{width, width}
-                                                                  : PageRows{});
+  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
+    const LayerKind k = cfg.layer(il).kind;
+    rows.push_back(k == LayerKind::FullAttention     ? PageRows{width, width}
+                   : k == LayerKind::LatentAttention ? PageRows{cfg.mla.kv_lora_rank +
+                                                                cfg.mla.qk_rope_head_dim, 0}
+                                                     : PageRows{});
+  }
   return rows;
 }
 
@@ -131,7 +128,6 @@ void BatchEngine::Impl::register_full_pages(Seq& s) {
 BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new Impl) {
   std::unique_ptr<Impl> guard(impl_);
   const ModelConfig& cfg = model.config();
-  check_servable(cfg);
   LLM0_CHECK(o.page_size >= 1 && o.page_size <= cfg.max_position_embeddings,
              "page size {} must be in [1, max_position_embeddings={}]", o.page_size,
              cfg.max_position_embeddings);

@@ -2,7 +2,7 @@
 // scheduler model: Kwon et al., "Efficient Memory Management for Large Language Model Serving with
 // PagedAttention", SOSP 2023). Each step is ONE ragged forward over the new tokens of every
 // sequence in it (decode: 1 token, prefill: a chunk), so each weight matrix is read once per step
-// for all of them. Full-attention K/V live in fixed-size pages of one pool
+// for all of them. Full-attention K/V (and MLA's latent rows) live in fixed-size pages of one pool
 // (cache/paged_kv_cache.h); full pages of an identical token prefix are shared between sequences
 // (the prefix cache, reference-counted, copy-on-write at the first differing page). Sliding-window
 // layers keep a ring of their last W positions and Gated DeltaNet layers a recurrent state per
@@ -38,10 +38,9 @@ using SeqId = int;
 
 class BatchEngine {
  public:
-  /// Builds the page pool for `model` (which must outlive the engine). Throws llm0::Error for a
-  /// model kind the engine cannot hold yet (the MLA latent cache), naming the kind, and for
+  /// Builds the page pool for `model` (which must outlive the engine). Throws llm0::Error for
   /// sizes out of range. The pool's page (page_size tokens of the full-attention layers' K and
-  /// V) is the budget unit; without full-attention layers, page_size tokens of the sliding
+  /// V and the MLA layers' latent rows) is the budget unit; without full-attention layers, page_size tokens of the sliding
   /// layers' K and V, or else one sequence's recurrent state.
   BatchEngine(Model& model, const BatchEngineOptions& options);
   ~BatchEngine();
