@@ -120,6 +120,18 @@ inline ModelConfig hybrid_config(std::vector<int> linear, bool qwen3_next, int c
   return c;
 }
 
+/// Qwen3-Next's layout with experts in every layer (hybrid_config({1, 0, 1}, true): linear, full,
+/// linear): E `experts`, K 2, Fe 10, a gated shared expert of 12, renormalised.
+inline ModelConfig hybrid_moe_config(int experts) {
+  ModelConfig c = hybrid_config({1, 0, 1}, true);
+  c.moe.num_experts = experts, c.moe.num_experts_per_tok = 2, c.moe.moe_intermediate_size = 10;
+  c.moe.shared_expert_intermediate_size = 12, c.moe.shared_expert_gate = true;
+  c.moe.norm_topk_prob = true;
+  for (LayerConfig& l : c.layers) l.ffn = FfnKind::Moe;
+  c.validate();
+  return c;
+}
+
 /// Fills every parameter with normal(0, sd) (norm weights 1 + normal(0, 0.1); for Qwen3-Next's
 /// zero-centred (1 + w) norms w = normal(0, 0.1), the same scales).
 inline void random_weights(Model& m, unsigned seed, double sd = 0.25) {

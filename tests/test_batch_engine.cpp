@@ -3,6 +3,7 @@
 // the KV ledger (`llm0 kv`) for the bytes, and the contract's page arithmetic for the pool.
 // Shapes: tiny_config (every dimension different), prompts not a multiple of the page size.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -42,7 +43,8 @@ BatchEngineOptions pool(int page_size, int pages) {
 }
 
 /// The model kinds the engine pages: MHA / GQA / MQA, QK-norm with partial RoPE, GPT-2 (learned
-/// positions, LayerNorm, biases, tied embeddings), gated attention output, sinks, MoE.
+/// positions, LayerNorm, biases, tied embeddings), gated attention output, sinks, MoE, and MLA
+/// (latent rows in the pages; with and without q compression, with DeepSeek-V3 experts).
 struct KindRow {
   const char* name;
   ModelConfig cfg;
@@ -56,7 +58,29 @@ std::vector<KindRow> pageable_kinds() {
           {"gpt2", gpt2_config()},
           {"gated attention", hybrid_config({0, 0}, false, 4, /*gate=*/true)},
           {"sinks", sinks},
-          {"qwen2_moe", moe_model_config("qwen2_moe")}};
+          {"qwen2_moe", moe_model_config("qwen2_moe")},
+          {"MLA", mla_model_config(0)},
+          {"MLA q_lora", mla_model_config(9)},
+          {"deepseek_v3 MLA + MoE", moe_model_config("deepseek_v3")}};
+}
+
+/// The kinds whose layers keep a per-sequence state outside the pages: sliding windows (W 5 or
+/// 6, shorter than the prompts; with sinks; every layer sliding) and Gated DeltaNet hybrids
+/// (Qwen3-Next flavour, llama flavour, every layer linear, MoE).
+std::vector<KindRow> state_kinds() {
+  return {{"sliding + sinks", sliding_config(5, {1, 0, 1}, true)},
+          {"sliding qwen2", sliding_config(6, {0, 1}, false, true)},
+          {"all sliding", sliding_config(5, {1, 1}, false)},
+          {"hybrid qwen3_next", hybrid_config({1, 0, 1}, true)},
+          {"hybrid llama", hybrid_config({0, 1}, false)},
+          {"all linear", hybrid_config({1, 1}, false)},
+          {"hybrid moe", hybrid_moe_config(6)}};
+}
+
+std::vector<KindRow> served_kinds() {
+  std::vector<KindRow> k = pageable_kinds();
+  for (KindRow& r : state_kinds()) k.push_back(r);
+  return k;
 }
 
 }  // namespace
@@ -64,9 +88,9 @@ std::vector<KindRow> pageable_kinds() {
 // Three sequences of different lengths, prefilled in chunks and decoded together: each step's
 // logits equal the contiguous cache's for that sequence's tokens so far (< 1e-4; BF16 caches
 // < 1e-3, see below), for pages of 1 and 16 positions (prompts of 29, 17, 5: not multiples of
-// 16), F32 and BF16 caches, every kind.
+// 16), F32 and BF16 caches, every kind (sliding windows of 5–6 and Gated DeltaNet states too).
 TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
-  for (const KindRow& kind : pageable_kinds())
+  for (const KindRow& kind : served_kinds())
   for (CacheDtype dt : {CacheDtype::F32, CacheDtype::BF16})
     for (int page : {1, 16}) {
       SCOPED_TRACE(std::string(kind.name) + " " + cache_dtype_name(dt) + " page " + std::to_string(page));
@@ -176,11 +200,14 @@ TEST(BatchEngine, PagesAreReservedAndReturned) {
   EXPECT_THROW(e.length(a), Error);
 }
 
-// bytes_in_use() is the ledger's bytes per token × tokens held (F32 and BF16 caches).
+// bytes_in_use() is the ledger's bytes per token × tokens held (F32 and BF16 caches; GQA K/V
+// and MLA's latent rows, kv_lora_rank + qk_rope_head_dim per token and layer).
 TEST(BatchEngine, BytesInUseEqualTheLedger) {
+  for (const ModelConfig& cfg : {tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false),
+                                 mla_model_config(9)})
   for (auto [dt, kd] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
                         std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
-    Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false));
+    Model m(cfg);
     random_weights(m, 9);
     m.set_kv_dtype(dt);
     KvOptions opt;
@@ -226,19 +253,7 @@ TEST(BatchEngine, BadStepsThrowAndAppendNothing) {
   EXPECT_THROW(e.open({0, -1}, 4), Error);
 }
 
-TEST(BatchEngine, RefusesModelKindsItCannotPage) {
-  auto refused = [](const ModelConfig& c, const std::string& kind) {
-    Model m(c);
-    try {
-      BatchEngine e(m, pool(16, 4));
-      ADD_FAILURE() << "accepted " << kind;
-    } catch (const Error& err) {
-      EXPECT_NE(std::string(err.what()).find(kind), std::string::npos) << err.what();
-    }
-  };
-  refused(mla_model_config(0), "latent attention");
-  refused(sliding_config(5, {0, 1}, false), "sliding-window");
-  refused(hybrid_config({1, 0}, false), "linear-attention");
+TEST(BatchEngine, RefusesSizesOutOfRange) {
   Model m(tiny_config(Heads::MHA, PositionKind::Rope, 1.0, false));
   EXPECT_THROW(BatchEngine(m, pool(0, 4)), Error);
   EXPECT_THROW(BatchEngine(m, BatchEngineOptions{16, 0, 0, true}), Error);
@@ -246,6 +261,10 @@ TEST(BatchEngine, RefusesModelKindsItCannotPage) {
   // 4 tokens × 2 layers × 4 KV heads × 2 × 24 numbers × 4 bytes = 6144 bytes per page.
   bytes.kv_memory_bytes = 6144 * 3 + 100;
   EXPECT_EQ(BatchEngine(m, bytes).pages_total(), 3);
+  // MLA: a page holds the latent rows, 4 tokens × 2 layers × (r 11 + dr 4) × 4 bytes = 480.
+  Model mla(mla_model_config(0));
+  bytes.kv_memory_bytes = 480 * 5 + 479;
+  EXPECT_EQ(BatchEngine(mla, bytes).pages_total(), 5);
 }
 
 namespace {
@@ -288,7 +307,8 @@ std::vector<std::vector<float>> run_schedule(Model& m, const std::vector<std::ve
 // The determinism contract: a sequence's logits are bitwise the same (memcmp) when it runs alone
 // (prompt in one chunk, then 3 decode steps) and when its prompt is chunked 1/3/5/7/.. and its
 // decodes share steps with other sequences' prefill chunks and decodes, with different partners
-// — F32 and BF16 weights and caches, MoE rows too.
+// — F32 and BF16 weights and caches, MoE rows, sliding windows shorter than the prompts and
+// Gated DeltaNet states too — on 1 and 2 OpenMP threads.
 TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
   struct Row {
     const char* name;
@@ -297,7 +317,15 @@ TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
   };
   const Row rows[] = {{"GQA qk-norm partial rope f32", tiny_config(Heads::GQA, PositionKind::Rope, 0.5, true), false},
                       {"MHA gpt2 bf16", gpt2_config(), true},
-                      {"qwen3_moe f32", moe_model_config("qwen3_moe"), false}};
+                      {"qwen3_moe f32", moe_model_config("qwen3_moe"), false},
+                      {"sliding W5 + sinks f32", sliding_config(5, {1, 0, 1}, true), false},
+                      {"sliding W6 bf16", sliding_config(6, {0, 1}, false, true), true},
+                      {"hybrid qwen3_next f32", hybrid_config({1, 0, 1}, true), false},
+                      {"hybrid llama bf16", hybrid_config({0, 1}, false), true},
+                      {"hybrid moe f32", hybrid_moe_config(6), false},
+                      {"MLA q_lora f32", mla_model_config(9), false},
+                      {"deepseek_v2 MLA + MoE bf16", moe_model_config("deepseek_v2"), true}};
+  const int threads = omp_get_max_threads();
   for (const Row& r : rows) {
     SCOPED_TRACE(r.name);
     Model m(r.cfg);
@@ -317,7 +345,9 @@ TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
       const int P = (int)t.size() - 3;
       return tail(run_schedule(m, {t}, {{P, 1, 1, 1}}, e)[0], 4);
     };
+    omp_set_num_threads(1);  // alone on 1 thread, mixed on 2, then 1
     const std::vector<float> a1 = alone(a), b1 = alone(b), c1 = alone(c);
+    omp_set_num_threads(2);
     auto same = [&](const std::vector<float>& x, const std::vector<float>& y, const char* what) {
       ASSERT_EQ(x.size(), y.size()) << what;
       EXPECT_EQ(std::memcmp(x.data(), y.data(), sizeof(float) * x.size()), 0) << what;
@@ -331,6 +361,7 @@ TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
       same(tail(out[1], 4), b1, "b with a, c");
       same(tail(out[2], 4), c1, "c with a, b");
     }
+    omp_set_num_threads(1);
     {  // other partners, other chunks
       BatchEngine e(m, o);
       const auto out = run_schedule(m, {c, a}, {{22, 0, 1, 1, 1, 0}, {16, 16, 2, 1, 1, 1}}, e);
@@ -338,12 +369,16 @@ TEST(BatchEngine, LogitsAreBitwiseIndependentOfPartnersAndChunking) {
       same(tail(out[1], 4), a1, "a with c");
     }
   }
+  omp_set_num_threads(threads);
 }
 
 // Prefix cache: the second prompt's shared pages skip their prefill, and its logits are bitwise
-// those of the run without the cache.
+// those of the run without the cache (K/V pages and MLA's latent pages).
 TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
-  Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false));
+  for (const KindRow& kind : {KindRow{"GQA", tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false)},
+                              KindRow{"MLA latent pages", mla_model_config(9)}}) {
+  SCOPED_TRACE(kind.name);
+  Model m(kind.cfg);
   random_weights(m, 41);
   const int V = m.config().vocab_size;
   std::vector<int> a = random_tokens(30, V, 51), b = a;
@@ -357,6 +392,7 @@ TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
     miss = run_schedule(m, {b}, {{31}}, e)[0];
   }
   BatchEngine e(m, pool(4, 32));
+  EXPECT_TRUE(e.prefix_caching());
   run_schedule(m, {a}, {{30}}, e);
   EXPECT_EQ(e.prefix_hit_tokens(), 0u);
   const SeqId ib = *e.open(b, 31);
@@ -366,6 +402,7 @@ TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
   e.step({{ib, b.data() + 20, 11}}, hit.data());
   EXPECT_EQ(std::memcmp(hit.data(), miss.data(), sizeof(float) * V), 0);
   EXPECT_LT(max_abs_diff(hit.data(), alone_logits(m, b).data(), V), 1e-4);
+  }
 }
 
 // Two prompts sharing 2.5 pages share exactly 2 pages (reference count 2); the third page is
@@ -463,4 +500,79 @@ TEST(BatchEngine, CountersCountTheBatchedWork) {
   EXPECT_EQ(c.qk_scores, (uint64_t)L * H * (28 + 6));  // Σ (t + 1): 1..7 and 1..3
   // Rows read: all 7 resp. 3 positions, Hkv 2 × (24 + 24) floats each.
   EXPECT_EQ(c.kv_bytes_read, (uint64_t)L * 10 * 2 * 48 * 4);
+}
+
+// Sliding windows and recurrent states: bytes_in_use() is the ledger at each sequence's length
+// (`llm0 kv --context T`: min(T, W) positions per sliding layer, the fixed state per linear layer,
+// T per full layer), F32 and BF16, summed over open sequences; 0 after every close.
+TEST(BatchEngine, StateBytesInUseEqualTheLedger) {
+  for (const KindRow& kind : state_kinds())
+    for (auto [dt, kd] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
+                          std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
+      SCOPED_TRACE(std::string(kind.name) + " " + cache_dtype_name(dt));
+      Model m(kind.cfg);
+      random_weights(m, 9);
+      m.set_kv_dtype(dt);
+      auto ledger = [&](int T) {
+        KvOptions opt;
+        opt.dtype = kd, opt.context = T;
+        return kv_ledger(m.config().to_json(), opt).total_bytes_at_context;
+      };
+      const int V = m.config().vocab_size;
+      BatchEngine e(m, pool(4, 64));
+      const std::vector<int> a = random_tokens(13, V, 1), b = random_tokens(6, V, 2);
+      const SeqId ia = *e.open(a, 20), ib = *e.open(b, 10);
+      EXPECT_EQ(e.bytes_in_use(), 2 * ledger(0));
+      std::vector<float> logits(2 * (size_t)V);
+      e.step({{ia, a.data(), 13}, {ib, b.data(), 4}}, logits.data());
+      EXPECT_EQ(e.bytes_in_use(), ledger(13) + ledger(4));
+      e.step({{ib, b.data() + 4, 2}}, logits.data());
+      EXPECT_EQ(e.bytes_in_use(), ledger(13) + ledger(6));
+      e.close(ia);
+      EXPECT_EQ(e.bytes_in_use(), ledger(6));
+      e.close(ib);
+      EXPECT_EQ(e.bytes_in_use(), 0u);
+      EXPECT_EQ(e.pages_in_use(), 0);
+    }
+}
+
+// A sequence's sliding windows (min(W, reserve) positions) and recurrent states take pages off
+// the budget at open (ceil(state bytes / page bytes)), given back at close; open() returns
+// nullopt, changing nothing, when they do not fit. The prefix cache is off for these models.
+TEST(BatchEngine, StatesAreChargedAgainstThePageBudget) {
+  {  // sliding W 5 on layers 0, 2 and full layer 1; pages of 4 tokens: 4 × 96 × 4 = 1536 bytes
+    Model m(sliding_config(5, {1, 0, 1}, false));
+    random_weights(m, 3);
+    const int V = m.config().vocab_size;
+    BatchEngine e(m, pool(4, 10));
+    const std::vector<int> a = random_tokens(9, V, 1);
+    // 5 table pages + 2 rings × 5 positions × 96 numbers × 4 bytes = 3840 bytes → 3 pages.
+    const SeqId ia = *e.open(a, 20);
+    EXPECT_EQ(e.pages_in_use(), 8);
+    EXPECT_FALSE(e.open(random_tokens(3, V, 2), 3).has_value());  // 1 + ceil(2304 / 1536) = 3
+    EXPECT_EQ(e.pages_in_use(), 8);
+    const SeqId ib = *e.open(random_tokens(1, V, 2), 1);  // 1 + ceil(768 / 1536) = 2
+    EXPECT_EQ(e.pages_in_use(), 10);
+    std::vector<float> logits((size_t)V);
+    e.step({{ia, a.data(), 9}}, logits.data());
+    e.close(ia), e.close(ib);
+    EXPECT_EQ(e.pages_in_use(), 0);
+    EXPECT_EQ(e.pages_cached(), 0);  // nothing registered: no prefix cache with sliding layers
+    EXPECT_FALSE(e.prefix_caching());
+    const SeqId ic = *e.open(a, 10);  // the same prompt again: prefilled in full
+    EXPECT_EQ(e.cached_tokens(ic), 0);
+    EXPECT_EQ(e.prefix_hit_tokens(), 0u);
+  }
+  {  // every layer linear: no K/V pages; the budget unit is one sequence's state
+    Model m(hybrid_config({1, 1}, false));
+    random_weights(m, 4);
+    BatchEngine e(m, pool(16, 3));
+    const std::vector<int> p = random_tokens(7, m.config().vocab_size, 5);
+    std::vector<SeqId> ids;
+    for (int i = 0; i < 3; ++i) ids.push_back(*e.open(p, 40));
+    EXPECT_EQ(e.pages_in_use(), 3);
+    EXPECT_FALSE(e.open(p, 8).has_value());
+    for (SeqId id : ids) e.close(id);
+    EXPECT_EQ(e.pages_in_use(), 0);
+  }
 }

@@ -105,12 +105,7 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
 // prefilled and G decoded tokens, the cache bytes of the ledger at n + G: for the qwen3_next
 // hybrid with experts (1 full + 2 linear layers), F32 cache.
 TEST(KvLedgerEngine, BenchContextOnACheckpointReportsTheLedgersBytes) {
-  ModelConfig c = hybrid_config({1, 0, 1}, true);
-  c.moe.num_experts = 4, c.moe.num_experts_per_tok = 2, c.moe.moe_intermediate_size = 10;
-  c.moe.shared_expert_intermediate_size = 12, c.moe.shared_expert_gate = true;
-  c.moe.norm_topk_prob = true;
-  for (LayerConfig& l : c.layers) l.ffn = FfnKind::Moe;
-  c.validate();
+  const ModelConfig c = hybrid_moe_config(4);
   Model m(c);
   init_weights(m, 3);
   const std::string dir = test::fresh_temp_path("kv_ledger_engine", "bench_ctx");

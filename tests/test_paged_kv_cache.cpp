@@ -47,6 +47,44 @@ TEST(PagePool, AllocatesCountsAndFrees) {
   (void)b;
 }
 
+// Per-layer row widths: a layer kept outside the pages (width 0) takes no room; K and V widths
+// may differ; each layer's rows land apart from the others' (every value read back as written);
+// a discarded page leaves the other pages' rows intact; a pool with every width 0 only counts.
+TEST(PagePool, LayersOfDifferentWidths) {
+  const std::vector<PageRows> rows = {{5, 5}, {0, 0}, {7, 3}};
+  PagePool pool(4, 3, rows, CacheDtype::F32);
+  EXPECT_EQ(pool.bytes_per_token(), (5u + 5 + 7 + 3) * 4);
+  EXPECT_EQ(pool.page_bytes(), 3u * (5 + 5 + 7 + 3) * 4);
+  EXPECT_EQ(pool.k_width(2), 7);
+  EXPECT_EQ(pool.v_width(2), 3);
+  const int a = pool.allocate(), b = pool.allocate();
+  std::mt19937 rng(11);
+  const std::vector<float> k0 = rand_vec(2 * 5, rng), v0 = rand_vec(2 * 5, rng);
+  const std::vector<float> k2 = rand_vec(2 * 7, rng), v2 = rand_vec(2 * 3, rng);
+  for (int p : {a, b}) {
+    pool.write(p, 0, 1, 2, k0.data(), v0.data());
+    pool.write(p, 2, 1, 2, k2.data(), v2.data());
+  }
+  pool.discard_memory(a);
+  auto row = [&](int page, int il, int kv, int slot, int width) {
+    const float* r = static_cast<const float*>(pool.rows(page, il, kv)) + (long)slot * width;
+    return std::vector<float>(r, r + 2 * width);
+  };
+  EXPECT_EQ(row(b, 0, 0, 1, 5), k0);
+  EXPECT_EQ(row(b, 0, 1, 1, 5), v0);
+  EXPECT_EQ(row(b, 2, 0, 1, 7), k2);
+  EXPECT_EQ(row(b, 2, 1, 1, 3), v2);
+  EXPECT_EQ(pool.filled(b), 3);
+  auto table = std::make_shared<PageTable>();
+  table->pages = {b};
+  EXPECT_THROW(PagedKvCache(pool, table, 1), Error);  // layer 1 has no rows in the pages
+  PagePool counting(2, 4, std::vector<PageRows>(3), CacheDtype::BF16);
+  EXPECT_EQ(counting.bytes_per_token(), 0u);
+  EXPECT_EQ(counting.rows(counting.allocate(), 0, 0), nullptr);
+  EXPECT_THROW(PagePool(2, 4, std::vector<PageRows>{}, CacheDtype::F32), Error);
+  EXPECT_THROW(PagePool(2, 4, std::vector<PageRows>{{-1, 2}}, CacheDtype::F32), Error);
+}
+
 // Rows written through the cache land at table[j / P], row j % P, of the right layer, K and V
 // apart; BF16 pools round to nearest even.
 TEST(PagedKvCache, WritesRowsThroughThePageTableAndCountsLedgerBytes) {

@@ -14,33 +14,38 @@ PagedKvCache::PagedKvCache(PagePool& pool, std::shared_ptr<const PageTable> tabl
              pool.num_layers());
   LLM0_CHECK(length >= 0 && length <= capacity(), "paged KV cache: {} positions held exceed the "
              "{} its pages hold", length, capacity());
+  LLM0_CHECK(pool.k_width(layer) > 0, "paged KV cache: layer {} has no rows in the pages", layer);
   for (int p : table_->pages) {
     k_.push_back(pool.rows(p, layer, 0));
     v_.push_back(pool.rows(p, layer, 1));
   }
 }
 
+size_t PagedKvCache::row_numbers() const {
+  return (size_t)pool_->k_width(layer_) + (size_t)pool_->v_width(layer_);
+}
+
 int PagedKvCache::capacity() const { return (int)table_->pages.size() * pool_->page_size(); }
 
 size_t PagedKvCache::bytes_in_use() const {
-  return (size_t)length_ * 2 * (size_t)pool_->width() * (size_t)bytes_per_number();
+  return (size_t)length_ * row_numbers() * (size_t)bytes_per_number();
 }
 
 size_t PagedKvCache::bytes_allocated() const {
-  return (size_t)capacity() * 2 * (size_t)pool_->width() * (size_t)bytes_per_number();
+  return (size_t)capacity() * row_numbers() * (size_t)bytes_per_number();
 }
 
 void PagedKvCache::append(int pos, int n, const float* k, const float* v) {
   PagePool& pool = *pool_;
   check_cache_append("paged KV cache", pos, n, length_, capacity());
   const int P = pool.page_size();
-  const long w = pool.width();
+  const long kw = pool.k_width(layer_), vw = pool.v_width(layer_);
   for (int done = 0; done < n;) {
     const int j = pos + done, page = table_->pages[(size_t)(j / P)], slot = j % P;
     const int rows = std::min(n - done, P - slot);
     LLM0_CHECK(pool.refs(page) == 1, "paged KV cache: page {} is shared by {} sequences and "
                "cannot be written", page, pool.refs(page));
-    pool.write(page, layer_, slot, rows, k + done * w, v + done * w);
+    pool.write(page, layer_, slot, rows, k + done * kw, v + done * vw);
     done += rows;
   }
   length_ += n;

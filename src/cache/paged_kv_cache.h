@@ -36,14 +36,15 @@ class PagedKvCache final : public LayerCache {
   void reset() override { length_ = 0; }
   int bytes_per_number() const override { return cache_dtype_bytes(pool_->dtype()); }
 
-  /// Stores K, V [n, Hkv·D] float32 for positions [pos, pos + n) into the pool (rounded when
-  /// BF16). Throws llm0::Error if pos != length(), the capacity would overflow, or a target page
+  /// Stores K [n, k_width], V [n, v_width] float32 for positions [pos, pos + n) into the pool
+  /// (rounded when BF16; v may be null when the layer has no V row: MLA's latent rows). Throws llm0::Error if pos != length(), the capacity would overflow, or a target page
   /// is shared with another sequence (shared pages are full and never written).
   void append(int pos, int n, const float* k, const float* v);
   /// The page table as attention_paged_forward reads it.
   KvPages view() const;
 
  private:
+  size_t row_numbers() const;  // K + V numbers per token
   PagePool* pool_;
   std::shared_ptr<const PageTable> table_;
   int layer_, length_;

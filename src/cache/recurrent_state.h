@@ -32,6 +32,8 @@ class RecurrentState final : public LayerCache {
   void reset() override;
 
   float* state() { return state_.data(); }     ///< [nv, dk, dv]
+  /// Element type of the conv window.
+  CacheDtype window_dtype() const { return window_.dtype(); }
   /// The window [K−1, Cc], oldest first, as float32: the store itself (f32), or widened into a
   /// working copy (bf16) that store_window() rounds back.
   float* window();

@@ -33,6 +33,11 @@ uint64_t kv_bytes_read(const AttentionDims& d, int bytes) {
   const uint64_t rows = (uint64_t)(d.Tk - first_visible_key(d, d.q_offset));
   return rows * (uint64_t)d.Hkv * (uint64_t)(d.D + d.Dv) * (uint64_t)bytes;
 }
+// Counts one attention call: qk visible pairs, their multiply-adds, the cached rows read.
+void count_attention(WorkCounters& c, const AttentionDims& d, uint64_t qk, int bytes) {
+  c.qk_scores += qk, c.attn_macs += qk * (uint64_t)(d.D + d.Dv);
+  c.kv_bytes_read += kv_bytes_read(d, bytes);
+}
 }  // namespace
 
 void AttentionLayer::project_qkv(const float* x, int N, const int* positions, float* q, float* k,
@@ -133,7 +138,11 @@ void AttentionLayer::forward_batch(const float* x, int N, const int* positions,
                                    std::span<const BatchSegment> segs,
                                    const AttentionInferScratch& g, float* y,
                                    WorkCounters& counters) const {
-  attend_paged(x, N, positions, segs, g, counters);
+  const int H = cfg->num_attention_heads;
+  project_qkv(x, N, positions, g.q, g.k_new, g.v_new, g.q_raw, g.k_raw, g.rstd,
+              g.rstd + (long)N * H, g.qg, g.gate);
+  if (layer.kind == LayerKind::SlidingAttention) attend_ring(segs, g, counters);
+  else attend_paged(segs, g, counters);
   output(N, g, y, counters);
 }
 
@@ -145,22 +154,44 @@ void AttentionLayer::output(int N, const AttentionInferScratch& g, float* y,
   linear_forward(y, g.attn, w.o_w, w.o_b, N, HD, C);
 }
 
-void AttentionLayer::attend_paged(const float* x, int N, const int* positions,
-                                  std::span<const BatchSegment> segs,
+void AttentionLayer::attend_paged(std::span<const BatchSegment> segs,
                                   const AttentionInferScratch& g, WorkCounters& counters) const {
-  LLM0_CHECK(layer.kind == LayerKind::FullAttention,
-             "paged KV caches hold full-attention layers only (not sliding windows)");
   const int H = cfg->num_attention_heads, D = cfg->head_dim;
   const long kr = (long)cfg->num_key_value_heads * D;  // floats per K/V row
-  project_qkv(x, N, positions, g.q, g.k_new, g.v_new, g.q_raw, g.k_raw, g.rstd,
-              g.rstd + (long)N * H, g.qg, g.gate);
   for (const BatchSegment& s : segs) {
-    s.cache->append(s.pos, s.n, g.k_new + s.row0 * kr, g.v_new + s.row0 * kr);
+    auto* cache = dynamic_cast<PagedKvCache*>(s.cache);
+    LLM0_CHECK(cache != nullptr, "a full-attention layer of a batch needs a paged KV cache");
+    cache->append(s.pos, s.n, g.k_new + s.row0 * kr, g.v_new + s.row0 * kr);
     const AttentionDims d = dims(1, s.n, s.pos + s.n, s.pos);
     const uint64_t qk = attention_paged_forward(g.attn + (long)s.row0 * H * D,
-                                                g.q + (long)s.row0 * H * D, s.cache->view(), d);
-    counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
-    counters.kv_bytes_read += kv_bytes_read(d, s.cache->bytes_per_number());
+                                                g.q + (long)s.row0 * H * D, cache->view(), d);
+    count_attention(counters, d, qk, cache->bytes_per_number());
+  }
+}
+
+void AttentionLayer::attend_ring(std::span<const BatchSegment> segs,
+                                 const AttentionInferScratch& g, WorkCounters& counters) const {
+  // Per segment, as attend_sliding: the window rows [prev + n, Hkv, D] in position order (the
+  // W − 1 cached positions its first query can see, then its new rows), attended as one page so
+  // every query row runs attend_query_rows over its visible keys in position order — the same
+  // order whatever the chunking (the ring stores and returns exact values, BF16 rounded once).
+  const int H = cfg->num_attention_heads, D = cfg->head_dim;
+  const long kr = (long)cfg->num_key_value_heads * D;  // floats per K/V row
+  for (const BatchSegment& s : segs) {
+    auto* ring = dynamic_cast<RingKvCache*>(s.cache);
+    LLM0_CHECK(ring != nullptr, "a sliding-window layer of a batch needs a sliding-window cache");
+    const int prev = std::min(s.pos, ring->window() - 1);
+    ring->gather(prev, g.k_win, g.v_win);
+    std::copy(g.k_new + s.row0 * kr, g.k_new + (s.row0 + s.n) * kr, g.k_win + prev * kr);
+    std::copy(g.v_new + s.row0 * kr, g.v_new + (s.row0 + s.n) * kr, g.v_win + prev * kr);
+    ring->append(s.pos, s.n, g.k_win + prev * kr, g.v_win + prev * kr);  // BF16: rounds them
+    const void* k_page = g.k_win;
+    const void* v_page = g.v_win;
+    const KvPages one{&k_page, &v_page, prev + s.n, false};
+    const AttentionDims d = dims(1, s.n, prev + s.n, prev);
+    const uint64_t qk = attention_paged_forward(g.attn + (long)s.row0 * H * D,
+                                                g.q + (long)s.row0 * H * D, one, d);
+    count_attention(counters, d, qk, ring->bytes_per_number());
   }
 }
 
@@ -186,8 +217,7 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
   } else {
     qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
   }
-  counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
-  counters.kv_bytes_read += kv_bytes_read(d, cache.bytes_per_number());
+  count_attention(counters, d, qk, cache.bytes_per_number());
 }
 
 void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* positions,
@@ -203,8 +233,7 @@ void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* 
   cache.append(pos, Tn, g.k_win + prev * kr, g.v_win + prev * kr);
   const AttentionDims d = dims(1, Tn, prev + Tn, prev);
   const uint64_t qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
-  counters.qk_scores += qk, counters.attn_macs += qk * (uint64_t)(d.D + d.Dv);
-  counters.kv_bytes_read += kv_bytes_read(d, cache.bytes_per_number());
+  count_attention(counters, d, qk, cache.bytes_per_number());
 }
 
 }  // namespace llm0

@@ -85,10 +85,12 @@ struct AttentionInferScratch {
 };
 
 /// One sequence's rows in a ragged batch (the serving engine's step): rows [row0, row0 + n) of
-/// x [N, C] are its new tokens at positions [pos, pos + n); their K/V go to `cache`.
+/// x [N, C] are its new tokens at positions [pos, pos + n); their state goes to `cache`, this
+/// layer's cache of that sequence: a PagedKvCache (full attention), a RingKvCache (sliding
+/// window) or a RecurrentState (Gated DeltaNet).
 struct BatchSegment {
   int row0 = 0, n = 0, pos = 0;
-  PagedKvCache* cache = nullptr;
+  LayerCache* cache = nullptr;
 };
 
 struct AttentionLayer {
@@ -118,9 +120,11 @@ struct AttentionLayer {
                       const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
   /// Ragged batch inference: x [N, C] = the new tokens of several sequences (`segs`, in row
   /// order, positions[N] their absolute positions). Projections, QK-norm, RoPE, gate and o_proj
-  /// run on all N rows at once; each segment stores its K/V in its paged cache and attends
-  /// through its page table (attention_paged_forward). y [N, C]. Throws llm0::Error as
-  /// forward_cached.
+  /// run on all N rows at once; each segment stores its K/V in its cache and attends with
+  /// attention_paged_forward (one fixed order per query row): full layers through the page
+  /// table of a PagedKvCache; sliding layers over their window (the ring's last W − 1 positions
+  /// gathered, then the new rows) with the RingKvCache of the segment. y [N, C]. Throws
+  /// llm0::Error as forward_cached, or for a segment cache of the wrong kind.
   void forward_batch(const float* x, int N, const int* positions,
                      std::span<const BatchSegment> segs, const AttentionInferScratch& g, float* y,
                      WorkCounters& counters) const;
@@ -130,9 +134,10 @@ struct AttentionLayer {
   // Project the Tn new tokens, store their K/V and attend (g.attn), per cache kind.
   void attend_full(const float* x, int Tn, int pos, const int* positions, KvCache& cache,
                    const AttentionInferScratch& g, WorkCounters& counters) const;
-  void attend_paged(const float* x, int N, const int* positions,
-                    std::span<const BatchSegment> segs, const AttentionInferScratch& g,
+  void attend_paged(std::span<const BatchSegment> segs, const AttentionInferScratch& g,
                     WorkCounters& counters) const;
+  void attend_ring(std::span<const BatchSegment> segs, const AttentionInferScratch& g,
+                   WorkCounters& counters) const;
   // gate (attn_output_gate) and o_proj of the N rows in g.attn; counts their K/V projections.
   void output(int N, const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
   void attend_sliding(const float* x, int Tn, int pos, const int* positions, RingKvCache& cache,

@@ -70,9 +70,13 @@ void Block::forward_cached(float* x, int Tn, int pos, const int* positions, Laye
 void Block::forward_batch(float* x, int N, const int* positions,
                           std::span<const BatchSegment> segs, const BlockInferScratch& g,
                           WorkCounters& counters) const {
-  LLM0_CHECK(kind == LayerKind::FullAttention, "a ragged batch needs full-attention layers");
   norm1.forward(g.ln, nullptr, nullptr, x, N);
-  attn.forward_batch(g.ln, N, positions, segs, g.attn, g.branch, counters);
+  if (kind == LayerKind::LatentAttention)
+    mla.forward_batch(g.ln, N, positions, segs, g.mla, g.branch, counters);
+  else if (kind == LayerKind::LinearAttention)
+    gdn.forward_batch(g.ln, N, segs, g.gdn, g.branch);
+  else
+    attn.forward_batch(g.ln, N, positions, segs, g.attn, g.branch, counters);
   residual_add(x, g.branch, (size_t)N * norm1.C);
   ffn_cached(x, N, g, counters);
 }

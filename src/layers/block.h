@@ -72,8 +72,10 @@ struct Block {
   void forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
                       const BlockInferScratch& g, MlaDecode mla_form,
                       WorkCounters& counters) const;
-  /// Ragged batch inference (attention layers with paged caches): x [N, C], the new tokens of
-  /// the sequences in `segs` (AttentionLayer::forward_batch), updated in place.
+  /// Ragged batch inference (the serving engine's step): x [N, C], the new tokens of the
+  /// sequences in `segs`, updated in place; the mixer's batch form (AttentionLayer::forward_batch
+  /// for full and sliding layers, MlaLayer::forward_batch, GatedDeltaNetLayer::forward_batch),
+  /// then the FFN on all rows.
   void forward_batch(float* x, int N, const int* positions, std::span<const BatchSegment> segs,
                      const BlockInferScratch& g, WorkCounters& counters) const;
 

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "cache/recurrent_state.h"
 #include "core/check.h"
+#include "core/half.h"
+#include "layers/attention.h"
 #include "ops/causal_conv.h"
 #include "ops/gated_delta.h"
 #include "ops/matmul.h"
@@ -103,7 +106,20 @@ void GatedDeltaNetGradScratch::bind(float* p, const GatedDeltaNetConfig& c, int 
 
 void GatedDeltaNetLayer::project(const float* x, int B, int T, const float* history,
                                  const GatedDeltaNetSaved& s) const {
-  const int N = B * T, P = cfg.qkvz_rows(), Cc = cfg.conv_channels(), nk = cfg.linear_num_key_heads;
+  project_rows(x, B * T, s);
+  convolve(0, B, T, history, s);
+}
+
+void GatedDeltaNetLayer::convolve(long row0, int B, int T, const float* history,
+                                  const GatedDeltaNetSaved& s) const {
+  const size_t Cc = (size_t)cfg.conv_channels(), at = (size_t)row0 * Cc;
+  causal_conv1d_forward(s.conv + at, s.mixed + at, history, w.conv1d, B, T, (int)Cc,
+                        cfg.linear_conv_kernel_dim);
+  for (size_t i = at; i < at + (size_t)B * T * Cc; ++i) s.act[i] = silu(s.conv[i]);
+}
+
+void GatedDeltaNetLayer::project_rows(const float* x, int N, const GatedDeltaNetSaved& s) const {
+  const int P = cfg.qkvz_rows(), Cc = cfg.conv_channels(), nk = cfg.linear_num_key_heads;
   const int dk = cfg.linear_key_head_dim, rdv = cfg.value_dim() / nk;
   const LinearOut outs[] = {{s.qkvz, w.in_proj_qkvz, nullptr, P},
                             {s.ab, w.in_proj_ba, nullptr, 2 * cfg.linear_num_value_heads}};
@@ -119,8 +135,6 @@ void GatedDeltaNetLayer::project(const float* x, int B, int T, const float* hist
       std::memcpy(s.z + (size_t)n * cfg.value_dim() + g * rdv, row + o.z, rdv * sizeof(float));
     }
   }
-  causal_conv1d_forward(s.conv, s.mixed, history, w.conv1d, B, T, Cc, cfg.linear_conv_kernel_dim);
-  for (size_t i = 0; i < (size_t)N * Cc; ++i) s.act[i] = silu(s.conv[i]);
 }
 
 void GatedDeltaNetLayer::prepare_inputs(int N, const GatedDeltaNetSaved& s) const {
@@ -226,22 +240,34 @@ void GatedDeltaNetLayer::backward(float* dx, const float* dy, const float* x, in
   linear_backward(dx, w.din_proj_ba, nullptr, g.dab, x, w.in_proj_ba, N, C, 2 * nv, true);
 }
 
+void GatedDeltaNetLayer::round_as_stored(const RecurrentState& rs, float* mixed, int Tn) const {
+  if (rs.window_dtype() != CacheDtype::BF16) return;
+  for (size_t i = 0; i < (size_t)Tn * cfg.conv_channels(); ++i)
+    mixed[i] = bf16_to_float(float_to_bf16(mixed[i]));
+}
+
+void GatedDeltaNetLayer::advance_window(RecurrentState& rs, const float* mixed, int Tn) const {
+  // The window keeps the last K−1 raw conv inputs: [old window | new rows], its last K−1 rows.
+  const int Cc = cfg.conv_channels(), K1 = cfg.linear_conv_kernel_dim - 1;
+  float* win = rs.window();
+  if (K1 > 0 && Tn >= K1) {
+    std::memcpy(win, mixed + (size_t)(Tn - K1) * Cc, (size_t)K1 * Cc * sizeof(float));
+  } else if (K1 > 0) {
+    std::memmove(win, win + (size_t)Tn * Cc, (size_t)(K1 - Tn) * Cc * sizeof(float));
+    std::memcpy(win + (size_t)(K1 - Tn) * Cc, mixed, (size_t)Tn * Cc * sizeof(float));
+  }
+  rs.store_window();
+}
+
 void GatedDeltaNetLayer::forward_cached(const float* x, int Tn, int pos, LayerCache& cache,
                                         const GatedDeltaNetSaved& s, float* y) const {
   auto* rs = dynamic_cast<RecurrentState*>(&cache);
   LLM0_CHECK(rs != nullptr, "a linear_attention layer needs a recurrent-state cache");
   rs->check_append(pos, Tn);
-  const int Cc = cfg.conv_channels(), K1 = cfg.linear_conv_kernel_dim - 1;
-  float* win = rs->window();  // float32 (widened from bf16 when the cache is bf16)
-  project(x, 1, Tn, win, s);
-  // The window keeps the last K−1 raw conv inputs: [old window | new rows], its last K−1 rows.
-  if (K1 > 0 && Tn >= K1) {
-    std::memcpy(win, s.mixed + (size_t)(Tn - K1) * Cc, (size_t)K1 * Cc * sizeof(float));
-  } else if (K1 > 0) {
-    std::memmove(win, win + (size_t)Tn * Cc, (size_t)(K1 - Tn) * Cc * sizeof(float));
-    std::memcpy(win + (size_t)(K1 - Tn) * Cc, s.mixed, (size_t)Tn * Cc * sizeof(float));
-  }
-  rs->store_window();
+  project_rows(x, Tn, s);
+  round_as_stored(*rs, s.mixed, Tn);
+  convolve(0, 1, Tn, rs->window(), s);  // window: float32 (widened when the cache is bf16)
+  advance_window(*rs, s.mixed, Tn);
   prepare_inputs(Tn, s);
   const GatedDeltaDims d = op_dims(cfg, 1, Tn);
   if (Tn == 1)
@@ -250,6 +276,39 @@ void GatedDeltaNetLayer::forward_cached(const float* x, int Tn, int pos, LayerCa
     gated_delta_chunked(s.o, rs->state(), nullptr, s.q, s.k, s.v, s.g, s.beta, d);
   output(Tn, s, y);
   rs->commit(Tn);
+}
+
+void GatedDeltaNetLayer::forward_batch(const float* x, int N, std::span<const BatchSegment> segs,
+                                       const GatedDeltaNetSaved& s, float* y) const {
+  // The delta rule runs in its recurrent form, token by token, whatever the segment's length:
+  // the chunked form's rounding depends on where chunks start, which the scheduler chooses, and a
+  // sequence's logits must not (serve/batch_engine.h). Cost: prefill does the per-token rank-1
+  // updates instead of chunk matrix products (the same multiply-adds, without sgemm's speed).
+  project_rows(x, N, s);  // in_proj_qkvz / in_proj_ba on all N rows (row-independent)
+  std::vector<RecurrentState*> states;
+  for (const BatchSegment& g : segs) {
+    auto* rs = dynamic_cast<RecurrentState*>(g.cache);
+    LLM0_CHECK(rs != nullptr, "a linear_attention layer of a batch needs a recurrent-state cache");
+    rs->check_append(g.pos, g.n);
+    float* raw = s.mixed + (size_t)g.row0 * cfg.conv_channels();
+    round_as_stored(*rs, raw, g.n);
+    convolve(g.row0, 1, g.n, rs->window(), s);
+    advance_window(*rs, raw, g.n);
+    states.push_back(rs);
+  }
+  prepare_inputs(N, s);
+  const GatedDeltaDims d1 = op_dims(cfg, 1, 1);
+  for (size_t i = 0; i < segs.size(); ++i) {
+    const BatchSegment& g = segs[i];
+    GatedDeltaDims d = d1;
+    d.T = g.n;
+    const size_t r = (size_t)g.row0, nv = (size_t)d.nv;
+    gated_delta_recurrent(s.o + r * cfg.value_dim(), states[i]->state(), s.q + r * cfg.key_dim(),
+                          s.k + r * cfg.key_dim(), s.v + r * cfg.value_dim(), s.g + r * nv,
+                          s.beta + r * nv, d);
+    states[i]->commit(g.n);
+  }
+  output(N, s, y);
 }
 
 }  // namespace llm0

@@ -14,11 +14,15 @@
 // gradients accumulate.
 #pragma once
 #include <cstddef>
+#include <span>
 
 #include "cache/layer_cache.h"
 #include "model/gated_deltanet_config.h"
 
 namespace llm0 {
+
+class RecurrentState;
+struct BatchSegment;
 
 /// Training activations of one layer (also the inference scratch, with B = 1, T = Tn). Views into
 /// one buffer of floats(cfg, B, T) floats carved by bind().
@@ -78,15 +82,34 @@ struct GatedDeltaNetLayer {
   void backward(float* dx, const float* dy, const float* x, int B, int T,
                 const GatedDeltaNetSaved& s, const GatedDeltaNetGradScratch& g) const;
   /// Inference on Tn tokens at positions [pos, pos + Tn) continuing the state in `cache` (a
-  /// RecurrentState): chunked form for Tn > 1, recurrent for Tn = 1. s: scratch bound for
+  /// RecurrentState): chunked form for Tn > 1, recurrent for Tn = 1; with a bf16 window the raw
+  /// conv inputs are rounded to bf16 before the convolution, as stored. s: scratch bound for
   /// (1, Tn). Throws llm0::Error if the cache is of another kind or pos != its length.
   void forward_cached(const float* x, int Tn, int pos, LayerCache& cache,
                       const GatedDeltaNetSaved& s, float* y) const;
+  /// Ragged batch inference (the serving engine's step; layers/attention.h BatchSegment): x
+  /// [N, C] holds the new tokens of several sequences, each continuing its RecurrentState.
+  /// in_proj and out_proj run on all N rows at once; the convolution and the delta rule per
+  /// segment, the rule in its recurrent form (token by token) so a row's output does not depend
+  /// on how the sequence was chunked. s: scratch bound for (1, ≥ N). y [N, C]. Throws
+  /// llm0::Error for a segment cache of another kind or out of order.
+  void forward_batch(const float* x, int N, std::span<const BatchSegment> segs,
+                     const GatedDeltaNetSaved& s, float* y) const;
 
  private:
   // x → qkvz, ab → mixed, z (regrouped); conv over mixed with `history` → conv, act.
   void project(const float* x, int B, int T, const float* history,
                const GatedDeltaNetSaved& s) const;
+  // x [N, C] → qkvz, ab → mixed, z (regrouped), all rows.
+  void project_rows(const float* x, int N, const GatedDeltaNetSaved& s) const;
+  // conv, act of rows [row0, row0 + B·T) from mixed, with `history` [B, K−1, Cc] (null: zeros).
+  void convolve(long row0, int B, int T, const float* history, const GatedDeltaNetSaved& s) const;
+  // A bf16 window holds raw conv inputs rounded to bf16: mixed [Tn, Cc] rounded so, before the
+  // convolution reads them, so a token sees the same inputs whether they came from this call or
+  // from the window (as a bf16 KV cache's rows are rounded before attention reads them).
+  void round_as_stored(const RecurrentState& rs, float* mixed, int Tn) const;
+  // The state's conv window after Tn more raw inputs mixed [Tn, Cc] (stored in the cache dtype).
+  void advance_window(RecurrentState& rs, const float* mixed, int Tn) const;
   // act, ab → q, k, v, β, g.
   void prepare_inputs(int N, const GatedDeltaNetSaved& s) const;
   // o, z → o_norm, gated → y.

@@ -15,6 +15,7 @@
 // Training uses the expanded form. Gradient rule: dx overwritten, parameter grads accumulate.
 #pragma once
 #include <cstdint>
+#include <span>
 
 #include "cache/latent_cache.h"
 #include "layers/attention.h"
@@ -99,6 +100,17 @@ struct MlaLayer {
   void forward_cached(const float* x, int Tn, int pos, const int* positions, LayerCache& cache,
                       const MlaInferScratch& g, MlaDecode form, float* y,
                       WorkCounters& counters) const;
+
+  /// Ragged batch inference (the serving engine's step; layers/attention.h BatchSegment): x
+  /// [N, C] holds the new tokens of several sequences; each segment's cache is a PagedKvCache
+  /// whose K row is the latent row [c | k_pe] (r + dr numbers; no V row). Projections and
+  /// o_proj on all N rows at once; absorbed attention per segment through its page table, every
+  /// product in a fixed per-row order (bitwise independent of the batch and the chunking;
+  /// src/layers/mla_batch.cpp). y [N, C]. Throws llm0::Error for a cache of another kind or a
+  /// full one.
+  void forward_batch(const float* x, int N, const int* positions,
+                     std::span<const BatchSegment> segs, const MlaInferScratch& g, float* y,
+                     WorkCounters& counters) const;
 
  private:
   AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;

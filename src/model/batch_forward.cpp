@@ -1,13 +1,17 @@
 // Model::forward_batch: the serving engine's ragged batch step. See model.h.
 // x [N, C] holds the new tokens of B sequences one after the other (sequence b's rows are
-// [row0_b, row0_b + n_b)); everything but attention is per token row, so it runs on all N rows
-// at once; attention runs per sequence through its page table. RowIndependentLinear routes every
+// [row0_b, row0_b + n_b)); everything but the sequence mixing is per token row, so it runs on all
+// N rows at once; attention runs per sequence through its page table (full layers) or its window
+// (sliding layers) or its latent rows (MLA), Gated DeltaNet's convolution and delta rule per
+// sequence on its state. RowIndependentLinear routes every
 // linear map (q/k/v/o, gate/up/down, experts, router, lm_head) through ops/linear_rows.h, whose
 // per-element order does not depend on N: the determinism contract of serve/batch_engine.h.
 #include <algorithm>
 #include <set>
 
 #include "cache/paged_kv_cache.h"
+#include "cache/recurrent_state.h"
+#include "cache/ring_kv_cache.h"
 #include "model/model.h"
 #include "model/plan.h"
 #include "ops/linear_rows.h"
@@ -15,13 +19,23 @@
 
 namespace llm0 {
 
+namespace {
+// The cache kind a batch step needs for a layer kind. Throws llm0::Error naming the layer.
+void check_batch_cache(LayerKind kind, LayerCache& c, int il) {
+  const bool ok = kind == LayerKind::SlidingAttention  ? dynamic_cast<RingKvCache*>(&c) != nullptr
+                  : kind == LayerKind::LinearAttention ? dynamic_cast<RecurrentState*>(&c) != nullptr
+                                                       : dynamic_cast<PagedKvCache*>(&c) != nullptr;
+  LLM0_CHECK(ok, "forward_batch: layer {} needs a {} cache", il,
+             kind == LayerKind::SlidingAttention  ? "sliding-window (ring)"
+             : kind == LayerKind::LinearAttention ? "recurrent-state"
+                                                  : "paged KV");
+}
+}  // namespace
+
 void Model::forward_batch(std::span<const BatchSeq> seqs, float* logits) {
   const int B = (int)seqs.size(), C = cfg_.hidden_size, V = cfg_.vocab_size;
   const int L = cfg_.num_hidden_layers;
   LLM0_CHECK(B > 0, "forward_batch needs at least one sequence");
-  for (int il = 0; il < L; ++il)
-    LLM0_CHECK(cfg_.layer(il).kind == LayerKind::FullAttention,
-               "forward_batch runs full-attention layers only (layer {} is not)", il);
   // Every check before anything is appended.
   long N = 0;
   int max_pos = 0;
@@ -31,8 +45,7 @@ void Model::forward_batch(std::span<const BatchSeq> seqs, float* logits) {
     LLM0_CHECK(seen.insert(s.cache).second, "forward_batch: one cache appears twice");
     LLM0_CHECK(s.cache->num_layers() == L, "cache has {} layers, model {}", s.cache->num_layers(), L);
     for (int il = 0; il < L; ++il)
-      LLM0_CHECK(dynamic_cast<PagedKvCache*>(&s.cache->layer(il)) != nullptr,
-                 "forward_batch needs paged KV caches (layer {})", il);
+      check_batch_cache(cfg_.layer(il).kind, s.cache->layer(il), il);
     const int pos = s.cache->length();
     LLM0_CHECK((long)pos + s.n <= s.cache->capacity(), "context full: {} cached + {} new tokens "
                "exceed the cache capacity of {} tokens", pos, s.n, s.cache->capacity());
@@ -57,7 +70,7 @@ void Model::forward_batch(std::span<const BatchSeq> seqs, float* logits) {
   embed(s.tokens.data(), s.positions.data(), (int)N, s.x);
   for (int il = 0; il < L; ++il) {
     for (int b = 0; b < B; ++b)
-      s.segments[(size_t)b].cache = static_cast<PagedKvCache*>(&seqs[(size_t)b].cache->layer(il));
+      s.segments[(size_t)b].cache = &seqs[(size_t)b].cache->layer(il);
     blocks_[(size_t)il].forward_batch(s.x, (int)N, s.positions.data(), s.segments, s.block,
                                       counters_[(size_t)il]);
   }

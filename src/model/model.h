@@ -80,7 +80,9 @@ class Model {
                       bool last_only = false);
 
   /// One sequence of a ragged batch step (forward_batch): n new tokens, appended at positions
-  /// [cache.length(), cache.length() + n) to `cache` (one PagedKvCache per layer).
+  /// [cache.length(), cache.length() + n) to `cache` (per layer: a PagedKvCache for full
+  /// and latent attention — K/V or latent rows in pages —, a RingKvCache for a sliding window, a
+  /// RecurrentState for Gated DeltaNet).
   struct BatchSeq {
     const int* tokens;
     int n;
@@ -89,10 +91,11 @@ class Model {
   /// The serving step (serve/batch_engine.h; src/model/batch_forward.cpp): ONE forward over the
   /// new tokens of all sequences concatenated, x [N = Σ n, C] — embeddings, norms, every linear
   /// map, MLP / MoE on all N rows at once (each weight read once per step), attention per
-  /// sequence through its page table. logits [B, V]: each sequence's last token. Every op
+  /// sequence through its page table or window, Gated DeltaNet's convolution and delta rule
+  /// (recurrent form) per sequence, MLA absorbed through the page table. logits [B, V]: each sequence's last token. Every op
   /// computes a token row in one fixed order whatever the batch (ops/linear_rows.h,
   /// attention_paged_forward), so a row's logits are bitwise independent of the other sequences
-  /// and of how its tokens were chunked. Full-attention models (MHA/GQA/MQA) only. Throws
+  /// and of how its tokens were chunked. Throws
   /// llm0::Error for another layer kind or cache kind, an empty or repeated sequence, a cache
   /// overflow or an id out of range (before anything is appended).
   void forward_batch(std::span<const BatchSeq> seqs, float* logits);

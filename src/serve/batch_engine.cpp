@@ -1,13 +1,25 @@
 // BatchEngine: paged KV cache, prefix cache and one ragged forward per step. See batch_engine.h.
 // Pages: one PagePool for all sequences (cache/page_pool.h); a sequence reserves
 // ceil(reserve_tokens / page_size) pages when it opens — the shared prefix pages plus fresh ones —
-// so a step never runs out of room; its layers read and write them through PagedKvCache views of
-// its page table. Prefix cache (cache/prefix_cache.h): a sequence's full pages are registered as
+// so a step never runs out of room; its full-attention layers read and write them through
+// PagedKvCache views of its page table. Prefix cache (cache/prefix_cache.h): a sequence's full pages are registered as
 // soon as they fill; open() shares the longest registered run of full prompt pages (never the
 // page of the prompt's last token, whose logits the caller needs), evicting unreferenced cached
 // pages LRU only when the free list cannot cover the fresh pages. A shared page is full and never
 // written: the first page where two prompts differ is each one's own page (copy-on-write at page
 // granularity, with nothing to copy since cached_tokens() is a multiple of the page size).
+//
+// Layers outside the pages. A sliding-window layer keeps a RingKvCache of min(W, reserve_tokens)
+// positions per sequence and a Gated DeltaNet layer a RecurrentState (conv window + S), both
+// allocated when the sequence opens. Why a ring rather than a second page table whose
+// out-of-window pages go back (vLLM's sliding-window manager): the ring holds exactly the
+// min(T, W) positions `llm0 kv` counts (a page table holds up to W + page_size − 1), needs no
+// second pool of another row width, and is the tested single-sequence cache. Budget: the
+// pool's page is the unit of the whole KV budget (--kv-pages / --kv-memory): a sequence's fixed
+// state of S bytes takes ceil(S / page bytes) pages off the free list for its lifetime ("charged"
+// pages: never written, their memory given back to the OS), so open() refuses what the budget
+// cannot hold and memory stays within it. These states cannot be rebuilt from shared pages, so
+// such models run without the prefix cache (every prompt is prefilled; cached_tokens 0).
 #include "serve/batch_engine.h"
 
 #include <algorithm>
@@ -18,6 +30,8 @@
 #include "cache/page_pool.h"
 #include "cache/paged_kv_cache.h"
 #include "cache/prefix_cache.h"
+#include "cache/recurrent_state.h"
+#include "cache/ring_kv_cache.h"
 #include "core/check.h"
 #include "ops/linear_pack.h"
 
@@ -25,20 +39,44 @@ namespace llm0 {
 
 namespace {
 
-/// Throws llm0::Error naming a model kind the pager cannot hold yet.
-void check_pageable(const ModelConfig& cfg) {
+/// A layer's rows in a page: full-attention K and V (Hkv·D numbers each); MLA's latent row
+/// [c | k_pe] (kv_lora_rank + qk_rope_head_dim numbers, as `llm0 kv` counts it) as K without V;
+/// none for the layers that keep a per-sequence state.
+std::vector<PageRows> page_rows(const ModelConfig& cfg) {
+  std::vector<PageRows> rows;
+  const int width = cfg.num_key_value_heads * cfg.head_dim;
   for (int il = 0; il < cfg.num_hidden_layers; ++il) {
     const LayerKind k = cfg.layer(il).kind;
-    LLM0_CHECK(k != LayerKind::LatentAttention,
-               "the serving engine cannot page multi-head latent attention (MLA, {}) caches yet",
-               cfg.model_type);
-    LLM0_CHECK(k != LayerKind::SlidingAttention,
-               "the serving engine cannot page sliding-window attention layers (layer {}, window "
-               "{}) yet", il, cfg.layer(il).sliding_window);
-    LLM0_CHECK(k != LayerKind::LinearAttention,
-               "the serving engine cannot page linear-attention (Gated DeltaNet) layers (layer {}) "
-               "yet", il);
+    rows.push_back(k == LayerKind::FullAttention     ? PageRows{width, width}
+                   : k == LayerKind::LatentAttention ? PageRows{cfg.mla.kv_lora_rank +
+                                                                cfg.mla.qk_rope_head_dim, 0}
+                                                     : PageRows{});
   }
+  return rows;
+}
+
+/// The per-sequence state of the layers outside the pages, for up to `reserve` tokens: a
+/// RingKvCache per sliding-window layer, a RecurrentState per linear-attention layer, null for
+/// paged layers.
+std::vector<std::unique_ptr<LayerCache>> make_states(const ModelConfig& cfg, int reserve,
+                                                     CacheDtype dtype) {
+  std::vector<std::unique_ptr<LayerCache>> st((size_t)cfg.num_hidden_layers);
+  const int Hkv = cfg.num_key_value_heads, D = cfg.head_dim;
+  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
+    const LayerConfig l = cfg.layer(il);
+    if (l.kind == LayerKind::SlidingAttention)
+      st[(size_t)il] = std::make_unique<RingKvCache>(l.sliding_window, reserve, Hkv, D, D,
+                                                     CacheStorage{dtype, nullptr, nullptr});
+    else if (l.kind == LayerKind::LinearAttention)
+      st[(size_t)il] = std::make_unique<RecurrentState>(reserve, cfg.linear, dtype);
+  }
+  return st;
+}
+
+size_t allocated_bytes(const std::vector<std::unique_ptr<LayerCache>>& states) {
+  size_t b = 0;
+  for (const auto& c : states) b += c ? c->bytes_allocated() : 0;
+  return b;
 }
 
 }  // namespace
@@ -46,7 +84,9 @@ void check_pageable(const ModelConfig& cfg) {
 struct BatchEngine::Impl {
   struct Seq {
     std::shared_ptr<PageTable> table;  // all reserved pages, in position order
-    ModelCache cache;                  // one PagedKvCache per layer over `table`
+    ModelCache cache;                  // a PagedKvCache over `table` or a state, per layer
+    std::vector<const LayerCache*> states;  // the cache's layers outside the pages
+    std::vector<int> charged;               // pages counting those states against the budget
     std::vector<int> tokens;           // tokens whose K/V are held (the prefix cache's keys)
     int reserve = 0, cached = 0;
     int registered = 0;     // leading full pages offered to the prefix cache
@@ -55,6 +95,8 @@ struct BatchEngine::Impl {
     bool chain_ended = false;  // a parent was evicted: no more registration
   };
   Model* model = nullptr;
+  bool paged = false;     // some layer keeps its K/V in pages
+  size_t unit_bytes = 0;  // bytes one page stands for in the budget
   std::unique_ptr<PagePool> pool;
   std::unique_ptr<PrefixCache> prefix;  // null without prefix caching
   std::map<SeqId, Seq> seqs;
@@ -88,25 +130,36 @@ void BatchEngine::Impl::register_full_pages(Seq& s) {
 BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new Impl) {
   std::unique_ptr<Impl> guard(impl_);
   const ModelConfig& cfg = model.config();
-  check_pageable(cfg);
   LLM0_CHECK(o.page_size >= 1 && o.page_size <= cfg.max_position_embeddings,
              "page size {} must be in [1, max_position_embeddings={}]", o.page_size,
              cfg.max_position_embeddings);
-  const int L = cfg.num_hidden_layers, width = cfg.num_key_value_heads * cfg.head_dim;
-  // One page: page_size tokens × all layers' K and V rows, in the model's cache element type.
-  const size_t page_bytes = (size_t)o.page_size * L * 2 * (size_t)width *
-                            (size_t)cache_dtype_bytes(model.kv_dtype());
+  const std::vector<PageRows> rows = page_rows(cfg);
+  size_t token_numbers = 0, window_numbers = 0;
+  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
+    token_numbers += (size_t)rows[(size_t)il].k + (size_t)rows[(size_t)il].v;
+    if (cfg.layer(il).kind == LayerKind::SlidingAttention)
+      window_numbers += 2 * (size_t)cfg.num_key_value_heads * cfg.head_dim;
+  }
+  const size_t number = (size_t)cache_dtype_bytes(model.kv_dtype());
+  // One page: page_size tokens × the paged layers' K and V rows. Without paged layers the budget
+  // unit is page_size tokens of the sliding layers' rows, or else one sequence's state.
+  size_t unit = (size_t)o.page_size * token_numbers * number;
+  if (unit == 0) unit = (size_t)o.page_size * window_numbers * number;
+  if (unit == 0) unit = allocated_bytes(make_states(cfg, 1, model.kv_dtype()));
   long pages = o.num_pages;
   if (pages == 0) {
     LLM0_CHECK(o.kv_memory_bytes > 0, "the KV pool needs a page count or a memory size (both are 0)");
-    pages = (long)(o.kv_memory_bytes / page_bytes);
+    pages = (long)(o.kv_memory_bytes / unit);
     LLM0_CHECK(pages >= 1, "KV memory of {} bytes holds no page of {} bytes ({} tokens)",
-               o.kv_memory_bytes, page_bytes, o.page_size);
+               o.kv_memory_bytes, unit, o.page_size);
   }
   LLM0_CHECK(pages > 0 && pages <= (1L << 30), "page count {} must be in [1, 2^30]", pages);
   impl_->model = &model;
-  impl_->pool = std::make_unique<PagePool>((int)pages, o.page_size, L, width, model.kv_dtype());
-  if (o.prefix_cache) impl_->prefix = std::make_unique<PrefixCache>(*impl_->pool);
+  impl_->paged = token_numbers > 0;
+  impl_->unit_bytes = unit;
+  impl_->pool = std::make_unique<PagePool>((int)pages, o.page_size, rows, model.kv_dtype());
+  if (o.prefix_cache && window_numbers == 0 && !cfg.has_linear_layers())
+    impl_->prefix = std::make_unique<PrefixCache>(*impl_->pool);
   guard.release();
 }
 
@@ -124,13 +177,17 @@ std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reser
   LLM0_CHECK(reserve_tokens >= P && reserve_tokens <= cfg.max_position_embeddings,
              "open: reserving {} tokens for a prompt of {}: must be in [prompt length, "
              "max_position_embeddings={}]", reserve_tokens, P, cfg.max_position_embeddings);
-  const int total = (reserve_tokens + ps - 1) / ps;
+  const int total = m.paged ? (reserve_tokens + ps - 1) / ps : 0;
+  std::vector<std::unique_ptr<LayerCache>> states = make_states(cfg, reserve_tokens,
+                                                                m.model->kv_dtype());
+  const size_t state_bytes = allocated_bytes(states);
+  const int charge = (int)((state_bytes + m.unit_bytes - 1) / m.unit_bytes);
   // Shared: full prompt pages before the page of the last prompt token (its logits are needed).
   const std::vector<int> shared = m.prefix ? m.prefix->match(prompt.data(), (P - 1) / ps)
                                            : std::vector<int>{};
   int idle_shared = 0;  // shared pages now on the LRU list: not room for fresh pages
   for (int p : shared) idle_shared += m.pool->refs(p) == 0;
-  const int fresh = total - (int)shared.size();
+  const int fresh = total - (int)shared.size() + charge;
   const int evictable = m.prefix ? m.prefix->evictable() : 0;
   if (m.pool->free_pages() + evictable - idle_shared < fresh) return std::nullopt;
   Impl::Seq s;
@@ -141,7 +198,11 @@ std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reser
     s.table->pages.push_back(p);
   }
   while (m.pool->free_pages() < fresh) m.prefix->evict_one();
-  for (int i = 0; i < fresh; ++i) s.table->pages.push_back(m.pool->allocate());
+  for (int i = 0; i < fresh - charge; ++i) s.table->pages.push_back(m.pool->allocate());
+  for (int i = 0; i < charge; ++i) {
+    s.charged.push_back(m.pool->allocate());
+    m.pool->discard_memory(s.charged.back());
+  }
   s.cached = (int)shared.size() * ps;
   s.reserve = reserve_tokens;
   s.tokens.assign(prompt.begin(), prompt.begin() + s.cached);
@@ -149,8 +210,12 @@ std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reser
   s.chain = shared.empty() ? -1 : shared.back();
   for (int k = 0; k < s.registered; ++k)
     s.hash = PrefixCache::chain_hash(s.hash, prompt.data() + (long)k * ps, ps);
-  for (int il = 0; il < cfg.num_hidden_layers; ++il)
-    s.cache.add(std::make_unique<PagedKvCache>(*m.pool, s.table, il, s.cached));
+  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
+    std::unique_ptr<LayerCache>& state = states[(size_t)il];
+    if (state) s.states.push_back(state.get());
+    s.cache.add(state ? std::move(state)
+                      : std::make_unique<PagedKvCache>(*m.pool, s.table, il, s.cached));
+  }
   m.hit_tokens += (uint64_t)s.cached;
   const SeqId id = m.next_id++;
   m.seqs.emplace(id, std::move(s));
@@ -200,6 +265,10 @@ void BatchEngine::close(SeqId id) {
     if (m.prefix && m.prefix->holds(*it)) m.prefix->unreferenced(*it);
     else m.pool->free_page(*it);
   }
+  for (int p : s.charged) {
+    m.pool->release(p);
+    m.pool->free_page(p);
+  }
   m.seqs.erase(id);
 }
 
@@ -215,8 +284,13 @@ size_t BatchEngine::bytes_in_use() const {
   size_t positions = 0;  // positions written in referenced pages: shared pages once
   for (int p = 0; p < pool.num_pages(); ++p)
     if (pool.refs(p) > 0) positions += (size_t)pool.filled(p);
-  return positions * pool.bytes_per_token();
+  size_t states = 0;  // sliding windows (min(T, W) positions) and recurrent states
+  for (const auto& [id, s] : impl_->seqs)
+    for (const LayerCache* c : s.states) states += c->bytes_in_use();
+  return positions * pool.bytes_per_token() + states;
 }
+
+bool BatchEngine::prefix_caching() const { return impl_->prefix != nullptr; }
 
 uint64_t BatchEngine::prefix_hit_tokens() const { return impl_->hit_tokens; }
 

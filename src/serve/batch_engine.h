@@ -2,9 +2,12 @@
 // scheduler model: Kwon et al., "Efficient Memory Management for Large Language Model Serving with
 // PagedAttention", SOSP 2023). Each step is ONE ragged forward over the new tokens of every
 // sequence in it (decode: 1 token, prefill: a chunk), so each weight matrix is read once per step
-// for all of them. K/V live in fixed-size pages of one pool (cache/paged_kv_cache.h); full pages of
-// an identical token prefix are shared between sequences (the prefix cache, reference-counted,
-// copy-on-write at the first differing page).
+// for all of them. Full-attention K/V (and MLA's latent rows) live in fixed-size pages of one pool
+// (cache/paged_kv_cache.h); full pages of an identical token prefix are shared between sequences
+// (the prefix cache, reference-counted, copy-on-write at the first differing page). Sliding-window
+// layers keep a ring of their last W positions and Gated DeltaNet layers a recurrent state per
+// sequence, allocated at open() and counted in the pool's page budget; models with such layers run
+// without the prefix cache (a ring or a recurrent state cannot be rebuilt from shared pages).
 //
 // Determinism contract: the logits of a sequence's token depend only on that sequence's tokens —
 // never on which other sequences share the step, how its prompt was chunked, or whether its prefix
@@ -35,16 +38,19 @@ using SeqId = int;
 
 class BatchEngine {
  public:
-  /// Builds the page pool for `model` (which must outlive the engine). Throws llm0::Error for a
-  /// model kind the pager cannot hold yet (MLA latent cache, sliding windows, linear attention),
-  /// naming the kind, and for sizes out of range.
+  /// Builds the page pool for `model` (which must outlive the engine). Throws llm0::Error for
+  /// sizes out of range. The pool's page (page_size tokens of the full-attention layers' K and
+  /// V and the MLA layers' latent rows) is the budget unit; without full-attention layers, page_size tokens of the sliding
+  /// layers' K and V, or else one sequence's recurrent state.
   BatchEngine(Model& model, const BatchEngineOptions& options);
   ~BatchEngine();
   BatchEngine(const BatchEngine&) = delete;
   BatchEngine& operator=(const BatchEngine&) = delete;
 
   /// Opens a sequence for `prompt` ([P], P >= 1, ids in [0, vocab_size)) and reserves pages for
-  /// up to `reserve_tokens` tokens in all (prompt + tokens to generate; <= the model's context).
+  /// up to `reserve_tokens` tokens in all (prompt + tokens to generate; <= the model's context),
+  /// plus ceil(state bytes / page bytes) pages for its sliding windows (min(W, reserve_tokens)
+  /// positions each) and recurrent states.
   /// The longest prefix of full pages already cached is shared (cached_tokens() tells how many
   /// prompt tokens need no prefill). Returns nullopt, changing nothing, when the free pages (after
   /// evicting unreferenced prefix-cache pages) cannot cover the reservation: the caller waits.
@@ -74,13 +80,17 @@ class BatchEngine {
 
   int page_size() const;
   int pages_total() const;
-  /// Pages referenced by open sequences or reserved for them.
+  /// Pages referenced by open sequences or reserved for them (their states' pages included).
   int pages_in_use() const;
   /// Unreferenced pages kept by the prefix cache (free for eviction).
   int pages_cached() const;
-  /// Bytes of K/V held for the tokens of open sequences, shared pages counted once: what
-  /// `llm0 kv` gives per token × tokens held (the paged caches' bytes_in_use()).
+  /// Bytes of K/V and state held for the tokens of open sequences, shared pages counted once:
+  /// what `llm0 kv` gives for each sequence's length (paged layers: per token × tokens;
+  /// sliding layers: min(T, W) positions; linear layers: the fixed state).
   size_t bytes_in_use() const;
+  /// Whether full prompt pages are shared (the option, unless the model has sliding-window or
+  /// linear-attention layers, whose states cannot be rebuilt from shared pages).
+  bool prefix_caching() const;
   /// Prompt tokens served from the prefix cache since construction.
   uint64_t prefix_hit_tokens() const;
   /// The sequence's page table: its reserved pages in position order (tests, metrics).

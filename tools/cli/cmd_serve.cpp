@@ -90,7 +90,7 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
   });
   std::fprintf(stderr, "llm0 serve: listening on http://%s:%d (model %s, %d KV pages of %d tokens, "
                "max batch %d, prefix cache %s)\n", a.http.host.c_str(), port, a.http.model_id.c_str(),
-               engine.pages_total(), engine.page_size(), a.sched.max_batch, a.pool.prefix_cache ? "on" : "off");
+               engine.pages_total(), engine.page_size(), a.sched.max_batch, engine.prefix_caching() ? "on" : "off");
   std::fflush(stderr);
   server.listen();
   scheduler.shutdown();

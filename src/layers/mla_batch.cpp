@@ -1,0 +1,98 @@
+// Multi-head latent attention in the serving engine's ragged batch step. See mla.h
+// (MlaLayer::forward_batch). The latent rows [c | k_pe] of each sequence live in the page pool
+// (a PagedKvCache whose K row is r + dr numbers and which has no V row); attention runs in the
+// absorbed form (DeepSeek-V2, arXiv:2405.04434 §2.1.2, as attend_absorbed) with every product
+// in a fixed per-row order: the query absorption q_nope,h · W_UK,h and the value expansion
+// o_lat,h · W_UV,hᵀ as plain loops (sgemm's blocking could depend on the rows in the call), the
+// scores and weighted sums with attend_query_rows over the rows read through the page table.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/check.h"
+#include "layers/mla.h"
+#include "ops/attention_rows.h"
+#include "ops/matmul.h"
+
+namespace llm0 {
+
+void MlaLayer::forward_batch(const float* x, int N, const int* positions,
+                             std::span<const BatchSegment> segs, const MlaInferScratch& g,
+                             float* y, WorkCounters& counters) const {
+  const MlaConfig& m = cfg->mla;
+  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, dn = m.qk_nope_head_dim;
+  const int dr = m.qk_rope_head_dim, dv = m.v_head_dim, D = dn + dr, E = dn + dv, R = r + dr;
+  project_q(x, N, positions, g.q, g.cq, g.cq_n, nullptr);
+  project_latent(x, N, positions, g.kv_a, g.c_raw, g.c, nullptr);
+  std::vector<float> rows((size_t)N * R);  // [N, r + dr] new latent rows [c | k_pe]
+  for (int t = 0; t < N; ++t) {
+    std::memcpy(rows.data() + (size_t)t * R, g.c + (size_t)t * r, sizeof(float) * r);
+    std::memcpy(rows.data() + (size_t)t * R + r, g.kv_a + (size_t)t * R + r, sizeof(float) * dr);
+  }
+  // Absorbed queries q_abs [N, H, r + dr] = [q_nope,h · W_UK,h | q_pe,h].
+#pragma omp parallel for schedule(static) if ((long)N * H * dn * r > 65536)
+  for (long th = 0; th < (long)N * H; ++th) {
+    const int h = (int)(th % H);
+    const float* W_UK = w.kv_b_w + (long)h * E * r;  // [dn, r]
+    const float* qn = g.q + th * D;
+    float* qa = g.q_abs + th * R;
+    std::fill(qa, qa + r, 0.0f);
+    for (int i = 0; i < dn; ++i)
+      for (int j = 0; j < r; ++j) qa[j] += qn[i] * W_UK[(long)i * r + j];
+    std::memcpy(qa + r, qn + dn, sizeof(float) * dr);
+  }
+  for (const BatchSegment& s : segs) {
+    auto* cache = dynamic_cast<PagedKvCache*>(s.cache);
+    LLM0_CHECK(cache != nullptr, "a latent-attention layer of a batch needs a paged latent cache");
+    cache->append(s.pos, s.n, rows.data() + (size_t)s.row0 * R, nullptr);
+    // The segment's rows through its page table: one pointer per cached position; the values
+    // are each row's first r numbers (the latent c).
+    const KvPages pages = cache->view();
+    const int S = s.pos + s.n;
+    KvRowPointers ptrs;
+    KvRowSet set;
+    if (pages.bf16) {
+      ptrs.bf16.resize((size_t)S);
+      for (int j = 0; j < S; ++j)
+        ptrs.bf16[(size_t)j] = static_cast<const uint16_t*>(pages.k[j / pages.page_size]) +
+                               (long)(j % pages.page_size) * R;
+      set.bf16 = ptrs.bf16.data();
+    } else {
+      ptrs.f32.resize((size_t)S);
+      for (int j = 0; j < S; ++j)
+        ptrs.f32[(size_t)j] = static_cast<const float*>(pages.k[j / pages.page_size]) +
+                              (long)(j % pages.page_size) * R;
+      set.f32 = ptrs.f32.data();
+    }
+    const float scale = dims(1, s.n, S, s.pos).scale;
+#pragma omp parallel for schedule(static) if ((long)s.n * H * S * R > 65536)
+    for (long th = 0; th < (long)s.n * H; ++th) {
+      const long row = (long)s.row0 * H + th;
+      const int t = (int)(th / H);
+      std::vector<float> sc((size_t)S);
+      attend_query_rows(g.o_lat + row * r, g.q_abs + row * R, set, 0, set, 0, 0, s.pos + t + 1,
+                        R, r, scale, nullptr, sc.data());
+    }
+    const uint64_t qk = (uint64_t)H * ((uint64_t)s.n * s.pos + (uint64_t)s.n * (s.n + 1) / 2);
+    counters.qk_scores += qk;
+    counters.attn_macs += (uint64_t)s.n * H * (uint64_t)(dn + dv) * r + qk * (uint64_t)(R + r);
+    counters.kv_bytes_read += (uint64_t)S * (uint64_t)R * (uint64_t)cache->bytes_per_number();
+  }
+  // Head outputs attn [N, H, dv] = o_lat,h · W_UV,hᵀ.
+#pragma omp parallel for schedule(static) if ((long)N * H * dv * r > 65536)
+  for (long th = 0; th < (long)N * H; ++th) {
+    const int h = (int)(th % H);
+    const float* ol = g.o_lat + th * r;
+    float* out = g.attn + th * dv;
+    for (int d = 0; d < dv; ++d) {
+      const float* W_UV = w.kv_b_w + ((long)h * E + dn + d) * r;  // row d of head h's v rows
+      float acc = 0;
+      for (int j = 0; j < r; ++j) acc += ol[j] * W_UV[j];
+      out[d] = acc;
+    }
+  }
+  counters.kv_projected += (uint64_t)N;
+  linear_forward(y, g.attn, w.o_w, w.o_b, N, H * dv, cfg->hidden_size);
+}
+
+}  // namespace llm0
