@@ -172,9 +172,9 @@ void AttentionLayer::attend_paged(std::span<const BatchSegment> segs,
 void AttentionLayer::attend_ring(std::span<const BatchSegment> segs,
                                  const AttentionInferScratch& g, WorkCounters& counters) const {
   // Per segment, as attend_sliding: the window rows [prev + n, Hkv, D] in position order (the
-  // W − 1 cached positions its first query can see, then its new rows), attended as one page so
-  // every query row runs attend_query_rows over its visible keys in position order — the same
-  // order whatever the chunking (the ring stores and returns exact values, BF16 rounded once).
+  // W − 1 cached positions its first query can see, then its new rows), attended as one page by
+  // attention_paged_forward, which computes every query row over its visible keys in one fixed
+  // order — the same whatever the chunking (the ring stores and returns exact values, BF16 rounded once).
   const int H = cfg->num_attention_heads, D = cfg->head_dim;
   const long kr = (long)cfg->num_key_value_heads * D;  // floats per K/V row
   for (const BatchSegment& s : segs) {
