@@ -91,9 +91,13 @@ assert t == a, f"{what}: concurrent {t!r} != alone {a!r}"
 assert t == ref["text"], f"{what}: served {t!r} != llm0 generate {ref['text']!r}"
 PY
   done
-  local pages
-  pages=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^llm0_kv_pages_in_use \([0-9]*\)$/\1/p')
-  [ "$pages" = "0" ] || die "$name: $pages pages still in use after every request ended"
+  local pages  # a sequence closes on the scheduler's next pass after its last token is sent
+  for _ in $(seq 1 100); do
+    pages=$(curl -s "http://127.0.0.1:$port/metrics" | sed -n 's/^llm0_kv_pages_in_use \([0-9]*\)$/\1/p')
+    [ "$pages" = "0" ] && break
+    sleep 0.1
+  done
+  [ "$pages" = "0" ] || die "$name: $pages pages still in use 10 s after every request ended"
   kill -TERM "$PID"
   wait "$PID" || die "$name: the server exited with status $? after SIGTERM"
   PID=
