@@ -10,11 +10,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <chrono>
 #include <list>
 #include <memory>
 #include <set>
+#include <system_error>
 
 #include "serve/overflow_responder.h"
 
@@ -118,7 +120,17 @@ class ConnectionQueue final : public httplib::TaskQueue {
  public:
   ConnectionQueue(int workers, const OverflowRoutes& routes)
       : workers_(workers), overflow_(routes.metrics_text, routes.on_refused) {
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { work(); });
+    for (int i = 0; i < workers; ++i) {
+      try {
+        threads_.emplace_back([this] { work(); });
+      } catch (const std::system_error&) {  // the system's thread limit: serve with what started
+        if (threads_.empty()) throw;
+        workers_ = (int)threads_.size();
+        std::fprintf(stderr, "llm0 serve: only %d of --max-connections %d connection threads could "
+                     "be started; serving %d connections at once\n", workers_, workers, workers_);
+        break;
+      }
+    }
   }
   ~ConnectionQueue() override { shutdown(); }
 
@@ -192,7 +204,7 @@ class ConnectionQueue final : public httplib::TaskQueue {
   }
 
   static thread_local ConnectionQueue* tl_queue;
-  const int workers_;
+  int workers_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::list<std::function<void()>> jobs_;  // guarded by mu_

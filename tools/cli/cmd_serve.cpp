@@ -19,6 +19,10 @@
 
 namespace llm0::cli {
 
+// Upper bounds of the size flags: each connection is an HTTP thread started up front (a much
+// larger count fails to start threads), and the default KV pool is max-batch full contexts.
+constexpr int kMaxBatch = 4096, kMaxQueue = 65536, kMaxConnections = 4096;
+
 namespace {
 
 struct ServeArgs {
@@ -75,7 +79,7 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
   a.http.page_size = engine.page_size();
   a.http.pages_total = engine.pages_total();
   if (a.http.limits.max_connections == 0)  // every running and queued request, and room for more
-    a.http.limits.max_connections = a.sched.max_batch + a.sched.max_queue + 16;
+    a.http.limits.max_connections = std::min(kMaxConnections, a.sched.max_batch + a.sched.max_queue + 16);
   a.http.limits.write_timeout_s = a.http.limits.read_timeout_s;
   a.http.limits.keep_alive_timeout_s = std::min(5, a.http.limits.read_timeout_s);
   serve::HttpServer server(scheduler, *gm.model, *gm.tokenizer, metrics, a.http);
@@ -107,8 +111,8 @@ void register_serve(CLI::App& app) {
   cmd->add_option("--model-name", a.model_name, "Name of the model in the API (default: the --model folder's name)");
   cmd->add_option("--host", a.http.host, "Address to listen on (loopback by default; 0.0.0.0 = every interface)")->capture_default_str();
   cmd->add_option("--port", a.http.port, "TCP port (0 = any free port, printed at start)")->check(CLI::Range(0, 65535))->capture_default_str();
-  cmd->add_option("--max-batch", a.sched.max_batch, "Sequences decoded together in one step")->check(positive_check())->capture_default_str();
-  cmd->add_option("--max-queue", a.sched.max_queue, "Requests waiting for admission; more get 429")->check(positive_check())->capture_default_str();
+  cmd->add_option("--max-batch", a.sched.max_batch, "Sequences decoded together in one step (1 to 4096)")->check(CLI::Range(1, kMaxBatch))->capture_default_str();
+  cmd->add_option("--max-queue", a.sched.max_queue, "Requests waiting for admission; more get 429 (1 to 65536)")->check(CLI::Range(1, kMaxQueue))->capture_default_str();
   cmd->add_option("--kv-pages", a.kv_pages, "KV pages in the pool (default: max-batch full contexts)")->check(positive_check());
   cmd->add_option("--kv-memory", a.kv_memory_mib, "KV pool size in MiB (instead of --kv-pages)")->check(positive_check());
   cmd->add_option("--page-size", a.pool.page_size, "Tokens per KV page")->check(positive_check())->capture_default_str();
@@ -125,8 +129,8 @@ void register_serve(CLI::App& app) {
       ->check(positive_check())->capture_default_str();
   cmd->add_option("--max-connections", a.http.limits.max_connections,
                   "Connections served at once, one HTTP thread each; more get 503 server_busy (/health and /metrics "
-                  "still answer). Default: max-batch + max-queue + 16")
-      ->check(positive_check());
+                  "still answer). 1 to 4096; default: max-batch + max-queue + 16, at most 4096")
+      ->check(CLI::Range(1, kMaxConnections));
   add_dtype_options(cmd, a.dtypes);
   add_threads_option(cmd);
   cmd->callback([cmd] { run_serve(a, cmd->count("--kv-pages") > 0, cmd->count("--kv-memory") > 0); });
