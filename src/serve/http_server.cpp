@@ -99,11 +99,13 @@ void HttpServer::Impl::routes() {
       if (q.get_header_value<uint64_t>("Content-Length") <= opt.max_body_bytes) return httplib::Server::HandlerResponse::Unhandled;
       metrics.count(Outcome::rejected);
       close_after_response();
+      r.set_header("Connection", "close");  // a keep-alive client must not reuse the socket
       send_error(r, too_large());
       return httplib::Server::HandlerResponse::Handled;
     }
     metrics.count(Outcome::rejected);
     close_after_response();  // the body was not read
+    r.set_header("Connection", "close");
     send_error(r, ApiError(411, "request bodies sent with Transfer-Encoding: chunked are not accepted; "
                            "send a Content-Length", "", "invalid_request_error", "length_required"));
     return httplib::Server::HandlerResponse::Handled;
@@ -115,6 +117,7 @@ void HttpServer::Impl::routes() {
     if (!r.body.empty()) return;
     metrics.count(Outcome::rejected);
     close_after_response();  // the rest of the request may be unread
+    r.set_header("Connection", "close");
     if (r.status == 400 && request_deadline_passed()) r.status = 408;
     if (r.status == 404)
       send_error(r, ApiError(404, format("Invalid URL ({} {})", q.method, q.path), "", "invalid_request_error", "not_found"));

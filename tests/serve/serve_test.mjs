@@ -321,6 +321,26 @@ test("a 100 MB body is refused (413) without reading it", async () => {
   await healthy();
 });
 
+test("a refusal that ends the connection says Connection: close (a keep-alive agent reuses nothing)", async () => {
+  // Found by review: a 404 / 411 / 413 / 414 / parser 400 closed the socket while advertising
+  // Keep-Alive, and Node's keep-alive agent sent its next request into it (ECONNRESET, 50 of 50).
+  const http = await import("node:http");
+  const agent = new http.Agent({keepAlive: true, maxSockets: 1});
+  const send = (path, body) => new Promise((resolve) => {
+    const q = http.request({host: "127.0.0.1", port: mainPort, method: "POST", path, agent,
+                            headers: {"Content-Type": "application/json", "Content-Length": Buffer.byteLength(body)}},
+                           (res) => { res.resume(); res.on("end", () => resolve([res.statusCode, res.headers.connection])); });
+    q.on("error", (e) => resolve([e.code, null]));
+    q.end(body);
+  });
+  for (let i = 0; i < 3; ++i) {
+    assert.deepEqual(await send("/v1/nope", "{}"), [404, "close"]);
+    const [status] = await send("/v1/completions", JSON.stringify({model: MODEL, prompt: "x", max_tokens: 1}));
+    assert.equal(status, 200);
+  }
+  agent.destroy();
+});
+
 test("a chunked upload is refused (411) before its body is read", async () => {
   // cpp-httplib applies the body limit to a Content-Length only; a chunked body over the limit
   // used to be read whole (found by review: 300 MB accepted).
