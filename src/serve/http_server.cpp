@@ -94,6 +94,21 @@ void HttpServer::Impl::routes() {
   http.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
     std::string te = q.get_header_value("Transfer-Encoding");
     std::transform(te.begin(), te.end(), te.begin(), [](unsigned char c) { return (char)std::tolower(c); });
+    // Content-Length: one decimal number; several that disagree are refused (RFC 9112 §6.3) —
+    // httplib would read the first, and a negative one parses as a huge unsigned length.
+    const size_t lengths = q.get_header_value_count("Content-Length");
+    for (size_t i = 0; i < lengths; ++i) {
+      const std::string v = q.get_header_value("Content-Length", i);
+      if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos ||
+          v != q.get_header_value("Content-Length", 0)) {
+        metrics.count(Outcome::rejected);
+        close_after_response();  // the body's length is unknown: nothing more can be read
+        r.set_header("Connection", "close");
+        send_error(r, ApiError(400, "Content-Length must be one decimal number of bytes (given: '" + v + "')",
+                               "", "invalid_request_error", "bad_request"));
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
     if (te.find("chunked") == std::string::npos) {
       // httplib would read (and drop) a body over the limit before answering 413: refuse it now.
       if (q.get_header_value<uint64_t>("Content-Length") <= opt.max_body_bytes) return httplib::Server::HandlerResponse::Unhandled;

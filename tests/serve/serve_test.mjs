@@ -483,6 +483,8 @@ test("every refusal of the HTTP layer has its code and counts as rejected", asyn
     [await timed(request(mainPort, "GET", "/" + "a".repeat(9000), null)), 414, "uri_too_long"],
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: 2000000\r\n"})), 413, "request_too_large"],
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Transfer-Encoding: chunked\r\n"})), 411, "length_required"],
+    [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: -5\r\n"})), 400, "bad_request"],
+    [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: 5\r\nContent-Length: 50\r\n"})), 400, "bad_request"],
     [await timed(request(mainPort, "POST", "/v1/completions", "{")), 400, "invalid_json"],
     [await timed(request(mainPort, "GET", "/v1/models/nope", null)), 404, "model_not_found"],
   ];
