@@ -175,6 +175,37 @@ TEST(LinearRows, PackedStoreGivesTheSameBitsAndPacksOnce) {
   EXPECT_THROW(pack_linear(Weight(), 3, 4), Error);
 }
 
+// The store's copies lie one after another in first-use order (64-byte aligned) from a 2 MiB
+// aligned chunk of huge pages; a matrix larger than a chunk (32 MiB) gets a fresh chunk of whole
+// 2 MiB pages, whose rest the next copies fill.
+TEST(LinearRows, PackedStoreLaysCopiesOutInFirstUseOrder) {
+  const int I = 37, O = 70, BigI = 4096, BigO = 2100;  // big: 4096 · 2112 · 4 bytes > 32 MiB
+  std::vector<float> a((size_t)I * O, 0.5f), b((size_t)I * O, 0.25f), big((size_t)BigI * BigO, 1.0f);
+  PackedWeights store;
+  const auto addr = [](const PackedLinear& p) { return reinterpret_cast<uintptr_t>(p.data.get()); };
+  const uintptr_t pa = addr(store.get(Weight(a.data()), I, O));
+  const uintptr_t pb = addr(store.get(Weight(b.data()), I, O));
+  const size_t one = (size_t)2 * I * kLinearPanel * 4;  // 2 panels of 37 × 64 floats
+  EXPECT_EQ(pa % ((size_t)2 << 20), 0u);
+  EXPECT_EQ(pb, pa + (one + 63) / 64 * 64);
+  const uintptr_t pbig = addr(store.get(Weight(big.data()), BigI, BigO));
+  EXPECT_EQ(pbig % ((size_t)2 << 20), 0u);
+  EXPECT_TRUE(pbig + store.get(Weight(big.data()), BigI, BigO).bytes() <= pa ||
+              pbig >= pa + ((size_t)32 << 20));
+  const size_t big_bytes = store.get(Weight(big.data()), BigI, BigO).bytes();
+  EXPECT_EQ(addr(store.get(Weight(a.data()), I, 60)), pbig + (big_bytes + 63) / 64 * 64);
+  EXPECT_EQ(store.get(Weight(a.data()), I, O).data.get(), reinterpret_cast<void*>(pa));  // found again
+  // The packed values are right wherever they lie: y = W x through the store vs without.
+  std::vector<float> x((size_t)BigI, 0.001f), y1((size_t)BigO), y2((size_t)BigO);
+  linear_rows(y1.data(), x.data(), Weight(big.data()), nullptr, 1, BigI, BigO);
+  {
+    UsePackedWeights use(store);
+    linear_rows(y2.data(), x.data(), Weight(big.data()), nullptr, 1, BigI, BigO);
+  }
+  EXPECT_EQ(y1, y2);
+  EXPECT_EQ(store.size(), 4u);
+}
+
 // Inside a RowIndependentLinear scope, linear_forward (and its N = 1 matvec) runs linear_rows.
 TEST(LinearRows, RowIndependentScopeRoutesLinearForward) {
   const int N = 9;

@@ -1,6 +1,7 @@
 // SIMD helpers (core/simd.h): the vectorized e^x against std::exp in double over the range
 // softmax and cross-entropy feed it (shifted logits ≤ 0, plus positive values), its edges
-// (underflow to 0, -inf → 0, NaN stays NaN, clamping at the top), and the lane reductions.
+// (underflow to 0, -inf → 0, NaN stays NaN, clamping at the top), the lane reductions, and the
+// 16 × 16 transpose (core/simd_transpose.h) against the index rule, including NaN and -0 bits.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <random>
 
 #include "core/simd.h"
+#include "core/simd_transpose.h"
 
 namespace llm0 {
 namespace {
@@ -58,6 +60,24 @@ TEST(Simd, Reductions) {
   simd::store(out + 1, simd::load(in + 1) * 2.0f + simd::splat(0.5f));  // unaligned both ways
   EXPECT_EQ(out[0], 0.0f);
   for (int j = 1; j < 17; ++j) EXPECT_EQ(out[j], 2.0f * j + 0.5f);
+}
+
+TEST(Simd, TransposeMovesEveryNumberToItsMirroredPlace) {
+  f32x16 r[16];
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) r[i][j] = (float)(100 * i + j);
+  r[3][9] = -0.0f, r[12][1] = std::numeric_limits<float>::quiet_NaN();
+  simd::transpose16(r);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 16; ++j) {
+      SCOPED_TRACE(::testing::Message() << "row " << i << " lane " << j);
+      if (i == 9 && j == 3) EXPECT_TRUE(std::signbit(r[i][j]) && r[i][j] == 0.0f);
+      else if (i == 1 && j == 12) EXPECT_TRUE(std::isnan(r[i][j]));
+      else EXPECT_EQ(r[i][j], (float)(100 * j + i));
+    }
+  simd::transpose16(r);  // twice = the identity
+  EXPECT_EQ(r[5][11], 511.0f);
+  EXPECT_TRUE(std::signbit(r[3][9]));
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 //   p_j  = e^(s_j − max) / Σ e^(s − max)   (simd::sum_exp over the row's own keys, from j0)
 //   o_c  = fma chain over j = j0 .. i of p_j · v_jc
 // q·k: the keys are transposed once per call and KV head into panels Kt[j / 16][d][16] (BF16
-// widened exactly), so a tile of 4 rows × 32 keys holds the lanes across keys and walks d in
+// widened exactly; 16 × 16 blocks in registers), so a tile of 4 rows × 32 keys holds the lanes across keys and walks d in
 // order. p·v: a tile of 4 rows × 64 value columns walks the keys in order (a row's causal tail
 // past the tile's shortest row continues its chain alone).
 #include <algorithm>
@@ -18,6 +18,7 @@
 
 #include "core/check.h"
 #include "core/simd.h"
+#include "core/simd_transpose.h"
 #include "ops/attention_rows.h"
 
 namespace llm0 {
@@ -36,15 +37,30 @@ void page_rows(std::vector<const T*>& rows, const void* const* pages, int P, lon
 }
 
 // Kt [ceil(n / 16)][D][16] = keys j0 + m (m < n) of one KV head (offset `off` in each row),
-// widened; lanes past n zero.
+// widened; lanes past n zero. Whole blocks of 16 keys × 16 dims move through registers
+// (simd::transpose16); a last partial block of keys, or dims past a multiple of 16, one number at
+// a time.
 template <class T>
 void transpose_keys(float* Kt, const T* const* rows, long off, int j0, int n, int D) {
+  const int full = n / L, D16 = D / L * L;
+  for (int b = 0; b < full; ++b) {
+    float* dst = Kt + (long)b * D * L;
+    const T* const* r = rows + j0 + b * L;
+    for (int d0 = 0; d0 < D16; d0 += L) {
+      f32x16 blk[L];
+      for (int m = 0; m < L; ++m) blk[m] = simd::load(r[m] + off + d0);
+      simd::transpose16(blk);  // blk[d] = dim d0 + d of the 16 keys
+      for (int d = 0; d < L; ++d) simd::store(dst + (long)(d0 + d) * L, blk[d]);
+    }
+  }
+  if (D16 == D && full * L == n) return;
   const int nv = (n + L - 1) / L;
-  std::fill(Kt, Kt + (long)nv * D * L, 0.0f);
+  if (full < nv) std::fill(Kt + (long)full * D * L, Kt + (long)nv * D * L, 0.0f);
   for (int m = 0; m < n; ++m) {
+    const int d_from = m < full * L ? D16 : 0;  // whole blocks have their first D16 dims
     const T* r = rows[j0 + m] + off;
     float* dst = Kt + (long)(m / L) * D * L + m % L;
-    for (int d = 0; d < D; ++d) {
+    for (int d = d_from; d < D; ++d) {
       if constexpr (sizeof(T) == 2) dst[(long)d * L] = std::bit_cast<float>((uint32_t)r[d] << 16);
       else dst[(long)d * L] = r[d];
     }

@@ -1,6 +1,7 @@
 // Panel packing of linear weights. See linear_pack.h.
 #include "ops/linear_pack.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/check.h"
@@ -26,11 +27,11 @@ void pack(T* dst, const T* W, int I, int O) {
 }
 }  // namespace
 
-PackedLinear pack_linear(Weight W, int I, int O) {
+PackedLinear pack_linear(Weight W, int I, int O, std::shared_ptr<void> dst) {
   LLM0_CHECK(I >= 1 && O >= 1 && W, "pack_linear: a weight of [{}, {}] (needs >= 1 x 1, set)", O, I);
   PackedLinear r;
   r.I = I, r.O = O, r.bf16 = W.bf16 != nullptr;
-  r.data = huge_page_buffer(r.bytes(), "packed weight panels");  // zeroed: the padding
+  r.data = dst ? std::move(dst) : huge_page_buffer(r.bytes(), "packed weight panels");  // zeroed: the padding
   if (W.bf16) pack(static_cast<uint16_t*>(r.data.get()), W.bf16, I, O);
   else pack(static_cast<float*>(r.data.get()), W.f32, I, O);
   return r;
@@ -40,9 +41,25 @@ const PackedLinear& PackedWeights::get(Weight W, int I, int O) {
   const void* key = W.bf16 ? (const void*)W.bf16 : (const void*)W.f32;
   auto it = packs_.find({key, I, O});
   if (it != packs_.end()) return it->second;
-  PackedLinear p = pack_linear(W, I, O);
+  PackedLinear shape;
+  shape.I = I, shape.O = O, shape.bf16 = W.bf16 != nullptr;
+  PackedLinear p = pack_linear(W, I, O, allocate(shape.bytes()));
   bytes_ += p.bytes();
   return packs_.emplace(std::make_tuple(key, I, O), std::move(p)).first->second;
+}
+
+std::shared_ptr<void> PackedWeights::allocate(size_t bytes) {
+  constexpr size_t kHuge = (size_t)2 << 20, kChunk = (size_t)32 << 20, kAlign = 64;
+  bytes = (bytes + kAlign - 1) / kAlign * kAlign;
+  if (!chunk_ || chunk_used_ + bytes > chunk_size_) {
+    // A fresh chunk: whole 2 MiB pages; the untouched rest of the last one is never faulted in.
+    chunk_size_ = std::max(kChunk, (bytes + kHuge - 1) / kHuge * kHuge);
+    chunk_ = huge_page_buffer(chunk_size_, "packed weight panels");
+    chunk_used_ = 0;
+  }
+  void* p = static_cast<char*>(chunk_.get()) + chunk_used_;
+  chunk_used_ += bytes;
+  return std::shared_ptr<void>(chunk_, p);  // shares the chunk's ownership
 }
 
 UsePackedWeights::UsePackedWeights(PackedWeights& store) : previous_(t_store) { t_store = &store; }

@@ -28,11 +28,16 @@ struct PackedLinear {
   size_t bytes() const { return (size_t)panels() * I * kLinearPanel * (bf16 ? 2 : 4); }
 };
 
-/// Packs W [O, I] (float32 or BF16, row-major). Memory: 2 MiB aligned, huge-page hinted (read
-/// as one stream per panel). Throws llm0::Error for I or O < 1 or a null weight.
-PackedLinear pack_linear(Weight W, int I, int O);
+/// Packs W [O, I] (float32 or BF16, row-major) into `dst` (zeroed, PackedLinear::bytes() of
+/// the result), or a fresh 2 MiB aligned, huge-page hinted buffer when `dst` is null.
+/// Throws llm0::Error for I or O < 1 or a null weight.
+PackedLinear pack_linear(Weight W, int I, int O, std::shared_ptr<void> dst = nullptr);
 
 /// Packed copies of the matrices one model's linear maps read, found by (Weight pointer, I, O).
+/// The copies lie one after another, in the order of first use (a forward's order), in chunks of
+/// 2 MiB huge pages: a decode step streams them as it streams the ParamStore's weights. (Matrices
+/// under 2 MiB on 4 KiB pages — every attention projection of the ~30M preset — streamed at about
+/// half the bandwidth: a TLB miss and a prefetcher restart every 4 KiB.)
 /// Not thread-safe: the thread running the forward owns it.
 class PackedWeights {
  public:
@@ -43,8 +48,13 @@ class PackedWeights {
   size_t size() const { return packs_.size(); }
 
  private:
+  /// `bytes` zeroed bytes from the current chunk (a new one when it does not fit), 64-byte aligned.
+  std::shared_ptr<void> allocate(size_t bytes);
+
   std::map<std::tuple<const void*, int, int>, PackedLinear> packs_;
   size_t bytes_ = 0;
+  std::shared_ptr<void> chunk_;  // the chunk being filled
+  size_t chunk_used_ = 0, chunk_size_ = 0;
 };
 
 /// While an instance lives, linear_rows called from this thread reads its matrices' panels from
