@@ -18,7 +18,9 @@
 #include <set>
 #include <system_error>
 
+#include "core/check.h"
 #include "serve/overflow_responder.h"
+#include "serve/raw_response.h"
 
 namespace llm0::serve {
 
@@ -34,6 +36,10 @@ int poll_one(int sock, short events, int timeout_ms) {
 }
 
 
+// Why a read of a request found no byte: the request deadline passed, or --read-timeout seconds
+// went by without a byte (a stall).
+enum class Cut { none, deadline, stall };
+
 // httplib's Stream over a connected socket: reads buffered (httplib's line reader reads a byte at a
 // time), each read waiting at most read_timeout and never past the request's deadline; writes
 // wait at most write_timeout for room and do not test whether the peer still sends (so a
@@ -46,8 +52,16 @@ class SocketStream final : public httplib::Stream {
   void start_request() {
     deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(limits_.request_timeout_s));
+    cut_ = Cut::none;
+    received_ = end_ - pos_;  // bytes of a pipelined request already read count as its own
+    written_ = 0;
   }
   bool has_buffered() const { return pos_ < end_; }
+  /// Why the last read of this request found no byte in time (Cut::none: it did not).
+  Cut cut() const { return cut_; }
+  /// Bytes of this request received, and of its response written, so far.
+  size_t received() const { return received_; }
+  size_t written() const { return written_; }
   /// Milliseconds to the deadline (<= 0: passed).
   long long left_ms() const {
     return std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
@@ -56,7 +70,9 @@ class SocketStream final : public httplib::Stream {
   bool is_readable() const override {
     if (has_buffered()) return true;
     const long long ms = std::min<long long>(left_ms(), 1000LL * limits_.read_timeout_s);
-    return ms > 0 && (poll_one(sock_, POLLIN, (int)ms) & (POLLIN | POLLHUP | POLLERR)) != 0;
+    const int ev = ms > 0 ? poll_one(sock_, POLLIN, (int)ms) : 0;
+    if (ev == 0) cut_ = left_ms() <= 0 ? Cut::deadline : Cut::stall;  // nothing came in time
+    return (ev & (POLLIN | POLLHUP | POLLERR)) != 0;
   }
   bool is_writable() const override {
     return (poll_one(sock_, POLLOUT, 1000 * limits_.write_timeout_s) & POLLOUT) != 0;
@@ -70,6 +86,7 @@ class SocketStream final : public httplib::Stream {
       if (n <= 0) return n;
       pos_ = 0;
       end_ = (size_t)n;
+      received_ += (size_t)n;
     }
     const size_t n = std::min(size, end_ - pos_);
     std::copy(buf_ + pos_, buf_ + pos_ + n, ptr);
@@ -81,11 +98,13 @@ class SocketStream final : public httplib::Stream {
     ssize_t n;
     do n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
     while (n < 0 && errno == EINTR);
+    if (n > 0) written_ += (size_t)n;
     return n;
   }
   void get_remote_ip_and_port(std::string& ip, int& port) const override { address(true, ip, port); }
   void get_local_ip_and_port(std::string& ip, int& port) const override { address(false, ip, port); }
   socket_t socket() const override { return sock_; }
+  const ConnectionLimits& limits() const { return limits_; }
 
  private:
   void address(bool remote, std::string& ip, int& port) const {
@@ -100,11 +119,13 @@ class SocketStream final : public httplib::Stream {
   int sock_;
   const ConnectionLimits& limits_;
   Clock::time_point deadline_ = Clock::now();
+  mutable Cut cut_ = Cut::none;
+  size_t received_ = 0, written_ = 0;
   char buf_[4096];
   size_t pos_ = 0, end_ = 0;
 };
 
-// The connection served by the calling thread (for client_gone(), request_deadline_passed()).
+// The connection served by the calling thread (for client_gone(), request_timeout_message()).
 struct Connection {
   int sock = -1;
   const SocketStream* stream = nullptr;
@@ -255,7 +276,8 @@ void linger(int sock) {
 }
 }  // namespace
 
-ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes) : limits_(limits) {
+ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes)
+    : limits_(limits), routes_(routes) {
   const int workers = std::max(1, limits.max_connections);
   new_task_queue = [workers, routes] { return new ConnectionQueue(workers, routes); };
   set_read_timeout(limits.read_timeout_s, 0);
@@ -284,6 +306,13 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     conn.probed = false;
     bool closed = false;
     ret = process_request(strm, left == 1, closed, nullptr);
+    if (!ret && strm.written() == 0 && strm.received() > 0 && strm.cut() != Cut::none) {
+      // Part of a request line, then nothing: httplib gives up without a reply. Answer 408.
+      const std::string reply = raw_error_response(ApiError::request_timeout(request_timeout_message()));
+      (void)strm.write(reply.data(), reply.size());
+      routes_.on_refused();
+      conn.close = true;
+    }
     if (!ret || closed || conn.close) break;
   }
   tl_connection = nullptr;
@@ -308,7 +337,19 @@ void close_after_response() {
   if (tl_connection) tl_connection->close = true;
 }
 
-bool request_deadline_passed() { return tl_connection && tl_connection->stream->left_ms() <= 0; }
+std::string request_timeout_message() {
+  const Connection* c = tl_connection;
+  if (!c) return "";
+  const ConnectionLimits& l = c->stream->limits();
+  switch (c->stream->cut()) {
+    case Cut::deadline:
+      return format("the request was not received within {} s (llm0 serve --request-timeout)", l.request_timeout_s);
+    case Cut::stall:
+      return format("no byte of the request arrived for {} s (llm0 serve --read-timeout)", l.read_timeout_s);
+    case Cut::none: break;
+  }
+  return "";
+}
 
 bool probe_interim_response() {
   Connection* c = tl_connection;

@@ -7,8 +7,11 @@
 //     blocking the accept loop;
 //   - a request's headers and body must arrive within `request_timeout_s` of the moment the server
 //     starts waiting for it (the accept, or the end of the previous response on a keep-alive
-//     connection): every read waits at most until that deadline, so a client trickling bytes is
-//     dropped; responses (a long SSE stream too) have no deadline, only a per-write timeout;
+//     connection), each read waiting at most `read_timeout_s`: a request that reaches the
+//     deadline, or stalls for a read timeout, anywhere in its request line, headers or body, is
+//     answered 408 `request_timeout` and its connection closed (a connection that sent nothing is
+//     closed without a reply, as nginx does); responses (a long SSE stream too) have no deadline,
+//     only a per-write timeout;
 //   - an idle keep-alive connection is closed after `keep_alive_timeout_s`, and at once when the
 //     cap is reached, so idle connections never keep others out;
 //   - a client that shut down only its write side (half-closed) still gets its reply.
@@ -32,7 +35,8 @@ struct ConnectionLimits {
 /// What the overflow path answers besides 503 (called on the overflow thread).
 struct OverflowRoutes {
   std::function<std::string()> metrics_text;  // GET /metrics (Prometheus text)
-  std::function<void()> on_refused;           // a connection refused with 503 server_busy
+  std::function<void()> on_refused;           // a request refused by the connection layer (503
+                                              // server_busy, 408 request_timeout)
 };
 
 class ConnectionServer : public httplib::Server {
@@ -47,6 +51,7 @@ class ConnectionServer : public httplib::Server {
   bool process_and_close_socket(socket_t sock) override;
 
   ConnectionLimits limits_;
+  OverflowRoutes routes_;
 };
 
 /// The calling HTTP handler thread's client has closed its connection. A client that only shut
@@ -57,9 +62,11 @@ class ConnectionServer : public httplib::Server {
 /// (gone). False outside a ConnectionServer thread. Does not block.
 bool client_gone(const std::function<bool()>& probe);
 
-/// The calling HTTP thread's request was not received within the request timeout (for the error
-/// handler: a read cut short by the deadline). False outside a ConnectionServer thread.
-bool request_deadline_passed();
+/// Why the calling HTTP thread's request could not be read whole in time, for a 408 (the error
+/// handler: a read cut short): "the request was not received within S s (llm0 serve
+/// --request-timeout)" or "no byte of the request arrived for S s (llm0 serve --read-timeout)";
+/// "" when no read of this request timed out, or outside a ConnectionServer thread.
+std::string request_timeout_message();
 
 /// Ends the calling HTTP thread's connection after the response being written (a request whose
 /// rest was not read, or could not be parsed, leaves the stream at an unknown place).

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "core/check.h"
-#include "serve/api_error.h"
+#include "serve/raw_response.h"
 
 namespace llm0::serve {
 
@@ -21,12 +21,6 @@ constexpr size_t kMaxHead = 8192;
 constexpr auto kHeadTime = std::chrono::seconds(2);   // to send the request headers
 constexpr auto kDrainTime = std::chrono::seconds(2);  // to close after the reply
 thread_local OverflowResponder* tl_responder = nullptr;
-
-std::string http_response(int status, const char* reason, const char* type, const std::string& body,
-                          const char* extra = "") {
-  return format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n",
-                status, reason, type, body.size(), extra) + body;
-}
 }  // namespace
 
 struct OverflowResponder::Client {
@@ -131,15 +125,21 @@ void OverflowResponder::answer(Client& c) {
     const std::string p = format("GET {}", path);
     return line.compare(0, p.size(), p) == 0 && (line.size() == p.size() || line[p.size()] == ' ' || line[p.size()] == '?');
   };
+  // Headers still incomplete at the deadline (and under the 8 KiB limit): a stalled request.
+  const bool whole = c.head.find("\r\n\r\n") != std::string::npos || c.head.size() >= kMaxHead;
   std::string reply;
-  if (is("/health")) {
-    reply = http_response(200, "OK", "application/json", R"({"status":"ok"})");
+  if (!whole && Clock::now() >= c.deadline) {
+    reply = raw_error_response(ApiError::request_timeout(
+        format("the request headers were not received within {} s", kHeadTime.count())));
+    on_refused_();
+  } else if (is("/health")) {
+    reply = raw_response(200, "application/json", R"({"status":"ok"})");
   } else if (is("/metrics")) {
-    reply = http_response(200, "OK", "text/plain; version=0.0.4", metrics_text_());
+    reply = raw_response(200, "text/plain; version=0.0.4", metrics_text_());
   } else {
-    const ApiError e(503, "the server is busy: every connection slot is taken (llm0 serve --max-connections); "
-                     "retry later", "", "server_error", "server_busy");
-    reply = http_response(503, "Service Unavailable", "application/json", e.to_json().dump(), "Retry-After: 1\r\n");
+    reply = raw_error_response(ApiError(503, "the server is busy: every connection slot is taken (llm0 serve "
+                                        "--max-connections); retry later", "", "server_error", "server_busy"),
+                               "Retry-After: 1\r\n");
     on_refused_();
   }
   // The send buffer of a fresh connection takes the whole reply; what does not fit is dropped.

@@ -2,7 +2,8 @@
 // giving any of them a thread. Each adopted socket (non-blocking) is polled together with the
 // others; once its request headers are in (at most 8 KiB, within 2 s), GET /health and GET /metrics
 // are answered as usual, anything else with 503 and the OpenAI error object (code "server_busy");
-// headers that do not arrive in time end the connection. After answering, the socket's write side
+// part of a request whose headers are not all in after 2 s is answered 408 (code
+// "request_timeout"), and a connection that sent nothing by then is closed. After answering, the socket's write side
 // is shut and what the client still sends (a request body) is read and dropped until it closes
 // (at most 2 s), so the reply is not destroyed by a reset. At most 1,024 sockets are held; more are
 // closed at once. So /health keeps answering while slow clients fill every HTTP thread.

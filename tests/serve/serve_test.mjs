@@ -2,14 +2,15 @@
 // OpenAI client for completions, streamed chat, stop strings, logprobs and error objects; 12
 // concurrent clients whose greedy text must equal the sequential run and `llm0 generate`; metrics
 // that add up; and malformed or hostile input over raw sockets, the server answering after each.
-// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME LIMITS_PID=PID node serve_test.mjs MAIN_PORT SMALL_PORT LIMITS_PORT
-// (the limits server has 4 connection slots and a 1.5 s request deadline; the last test stops it)
+// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME LIMITS_PID=PID node serve_test.mjs MAIN_PORT SMALL_PORT LIMITS_PORT STALL_PORT
+// (the limits server has 4 connection slots and a 1.5 s request deadline; the last test stops it;
+// the stall server has a 2 s request deadline and a 10 s read timeout)
 import assert from "node:assert/strict";
 import {execFileSync} from "node:child_process";
 import net from "node:net";
 import OpenAI from "openai";
 
-const [mainPort, smallPort, limitsPort] = process.argv.slice(2).map(Number);
+const [mainPort, smallPort, limitsPort, stallPort] = process.argv.slice(2).map(Number);
 const MODEL = process.env.MODEL_ID;
 const base = (port) => `http://127.0.0.1:${port}`;
 const client = new OpenAI({baseURL: `${base(mainPort)}/v1`, apiKey: "none", maxRetries: 0, timeout: 60000});
@@ -264,13 +265,16 @@ test("12 concurrent clients equal the sequential run; pages return; metrics add 
 });
 
 // Raw HTTP over a socket: sends `chunks` (strings or Buffers) with `gap` ms between them, returns
-// {status, body, closed} where closed means the server ended the connection.
+// {status, head, body, data, closed, ms} where closed means the server ended the connection and ms
+// is the time from the connect to the end.
 function raw(port, chunks, {gap = 0, wait = 5000} = {}) {
   return new Promise((resolve) => {
     const sock = net.connect(port, "127.0.0.1");
+    const t0 = Date.now();
     let data = "";
     const done = (closed) => { sock.destroy(); clearTimeout(timer); resolve({
-      status: Number((data.match(/^HTTP\/1\.1 (\d+)/) || [])[1] || 0), body: data.split("\r\n\r\n").slice(1).join("\r\n\r\n"), closed}); };
+      status: Number((data.match(/^HTTP\/1\.1 (\d+)/) || [])[1] || 0), head: data.split("\r\n\r\n")[0],
+      body: data.split("\r\n\r\n").slice(1).join("\r\n\r\n"), data, closed, ms: Date.now() - t0}); };
     const timer = setTimeout(() => done(false), wait);
     sock.on("data", (d) => { data += d; });
     sock.on("close", () => done(true));
@@ -367,8 +371,41 @@ test("a client sending headers slowly neither stalls others nor holds its thread
   assert.ok(r.usage.prompt_tokens >= 1);
   const s = await slow;
   assert.ok(s.closed, "the server did not drop a client that stopped sending (--read-timeout 2)");
+  // Headers stopped for a whole read timeout: 408, not the parser's 400 (found by review).
+  assert.equal(s.status, 408, s.data);
+  assert.equal(JSON.parse(s.body).error.code, "request_timeout");
+  assert.match(JSON.parse(s.body).error.message, /--read-timeout/);
   console.log(`    the stalled client was dropped after ${Date.now() - t0} ms`);
   await healthy();
+});
+
+test("a request cut short anywhere (line, headers, body) gets 408 at the deadline; a silent connection is closed", async () => {
+  // The stall server: --request-timeout 2, --read-timeout 10, so the deadline cuts every stall.
+  // Found by review: part of a request line was closed without a reply, part of the headers got
+  // the parser's 400.
+  const before = await rawMetrics(stallPort);
+  const shapes = {
+    line: ["POST /v1/completions HTT"],
+    headers: ["POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"],
+    body: ["POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"pro"],
+  };
+  const [silent, ...cut] = await Promise.all([raw(stallPort, [], {wait: 8000}),
+                                              ...Object.values(shapes).map((c) => raw(stallPort, c, {wait: 8000}))]);
+  Object.keys(shapes).forEach((name, i) => {
+    const r = cut[i];
+    assert.equal(r.status, 408, `${name}: ${r.data}`);
+    assert.match(r.head, /\r\nConnection: close(\r\n|$)/i, name);
+    const e = JSON.parse(r.body).error;
+    assert.equal(e.code, "request_timeout", name);
+    assert.equal(e.type, "invalid_request_error", name);
+    assert.match(e.message, /within 2 s \(llm0 serve --request-timeout\)/, name);
+    assert.ok(r.closed && r.ms >= 1900 && r.ms < 5000, `${name}: closed ${r.closed} after ${r.ms} ms`);
+  });
+  assert.ok(silent.closed && silent.data === "" && silent.ms >= 1900 && silent.ms < 5000,
+            `a connection that sent nothing: ${JSON.stringify(silent)}`);
+  const after = await rawMetrics(stallPort);
+  assert.equal(after[REJECTED] - before[REJECTED], 3);
+  await healthy(stallPort);
 });
 
 // Starts a streamed completion on the slow server and waits for its first chunk; returns the abort.
@@ -549,11 +586,11 @@ test("slow clients fill every connection slot: /health and /metrics answer, othe
   const ends = await Promise.all(slow);
   const ms = Date.now() - t0;
   const count = (s) => ends.filter((e) => e.status === s).length;
-  assert.equal(count(408), 4, JSON.stringify(ends.map((e) => e.status)));  // in a slot: the deadline
-  assert.equal(count(503), 6);                                               // over the cap
+  // In a slot: the 1.5 s deadline; over the cap: headers not in within the overflow's 2 s.
+  assert.equal(count(408), 10, JSON.stringify(ends.map((e) => e.status)));
   for (const e of ends) {
     assert.ok(e.closed);
-    assert.equal(JSON.parse(e.body).error.code, e.status === 408 ? "request_timeout" : "server_busy");
+    assert.equal(JSON.parse(e.body).error.code, "request_timeout");
   }
   assert.ok(ms < 6000, `the slow clients were dropped after ${ms} ms, not at the deadline`);
   console.log(`    10 slow clients dropped within ${ms} ms`);

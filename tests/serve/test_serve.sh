@@ -6,7 +6,8 @@
 # pool large enough for everything (prefill chunks of 8 tokens and 12 tokens per step, so prompts
 # are read over many steps beside the decodes of the others); a larger model (~10M parameters, context 2048, so one request
 # runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation, and
-# again with 4 connection slots and a 1.5 s request deadline, for slow and idle clients.
+# again with 4 connection slots and a 1.5 s request deadline, for slow and idle clients; the tiny
+# model again with a 2 s request deadline, for requests that stall part way.
 # The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
 # Usage: tests/serve/test_serve.sh PATH/TO/llm0
 # Exit 77 (ctest SKIP_RETURN_CODE) only when node/npm are missing or npm cannot install the client.
@@ -79,8 +80,11 @@ SMALL_PORT=$PORT
 start limits slow --page-size 16 --kv-pages 10 --max-batch 1 --max-queue 1 --max-connections 4 \
   --request-timeout 1.5 --read-timeout 1
 LIMITS_PORT=$PORT LIMITS_PID=${PIDS[-1]}
+# Stalled requests: a 2 s request deadline well inside the 10 s read timeout.
+start stall tiny --page-size 4 --kv-pages 64 --request-timeout 2 --read-timeout 10
+STALL_PORT=$PORT
 LLM0="$LLM0" MODEL="$WORK/tiny" MODEL_ID=tiny LIMITS_PID=$LIMITS_PID \
-  node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT" "$LIMITS_PORT"
+  node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT" "$LIMITS_PORT" "$STALL_PORT"
 rc=$?
 # A clean shutdown: SIGTERM ends the server with status 0 (the limits server was stopped by the
 # test, SIGTERM with a request running).
