@@ -310,6 +310,33 @@ test("malformed input: a clean error each time, the server still serving", async
   await healthy();
 });
 
+test("client text echoed in an error shows its control characters escaped, not cut at a NUL", async () => {
+  // Found by review: GET /v1/models/%00abc answered "The model '" (the message ended at the NUL).
+  const shown = (res, status, code, text) => {
+    assertErrorObject(res, status, code);
+    const m = res.body.error.message;
+    assert.ok(m.includes(text), `${JSON.stringify(m)} does not show ${JSON.stringify(text)}`);
+    assert.ok(!/[\u0000-\u001f\u007f]/.test(m), `raw control characters in ${JSON.stringify(m)}`);
+  };
+  const get = async (path) => { const r = await fetch(`${base(mainPort)}${path}`); return {status: r.status, body: await r.json()}; };
+  shown(await get("/v1/models/%00abc"), 404, "model_not_found", "'\\u0000abc'");
+  shown(await get("/v1/nothing%00x%1b"), 404, "not_found", "(GET /v1/nothing\\u0000x\\u001b)");
+  const C = "/v1/completions";
+  shown(await post(C, {model: "x\u0000y\u001b[31m\n", prompt: "a"}), 404, "model_not_found", "'x\\u0000y\\u001b[31m\\u000a'");
+  const unknown = await post(C, {prompt: "a", "bo\u0000gus": 1});
+  shown(unknown, 400, "unknown_field", "supplied: bo\\u0000gus");
+  assert.equal(unknown.body.error.param, "bo\u0000gus");  // the field's name as sent (JSON escapes it)
+  shown(await post(C, {prompt: "a", metadata: {"k\u0000": 1}}), 400, "invalid_type", "'metadata.k\\u0000'");
+  shown(await post("/v1/chat/completions", {messages: [{role: "user", content: "x", "r\u0007": 1}]}), 400,
+        "invalid_value", "supplied: r\\u0007");
+  shown(await post(C, {prompt: "a", stream: true, stream_options: {"s\u0000": true}}), 400, "invalid_value",
+        "option: s\\u0000");
+  // A stop string is never echoed; with control characters it still works as a stop string.
+  const r = await post(C, {prompt: "The cat", max_tokens: 3, temperature: 0, stop: ["\u0000\u0001"]});
+  assert.equal(r.status, 200);
+  await healthy();
+});
+
 test("a 100 MB body is refused (413) without reading it", async () => {
   const body = Buffer.alloc(100 * 1024 * 1024, 0x20);
   let res;

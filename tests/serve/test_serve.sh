@@ -45,16 +45,24 @@ model tiny 64 96 2 4 2 16 256
 node "$ROOT/bench/peers/scale_weights.mjs" "$WORK/tiny" 8 >/dev/null || die "scale_weights failed"
 model slow 512 1024 4 8 4 64 2048
 
-# Bad connection limits are refused by name before anything starts.
-refused() {
-  local out
-  out=$("$LLM0" serve --model "$WORK/tiny" --port 0 "$@" 2>&1) && die "accepted: $*"
-  grep -q -- "$1" <<<"$out" || die "the refusal of $* does not name $1: $out"
+# Bad flags are refused by name before anything starts (a server that starts is killed after 60 s).
+# refused_saying PATTERN ARGS...: the refusal matches the extended regex PATTERN.
+refused_saying() {
+  local pattern=$1 out; shift
+  out=$(timeout 60 "$LLM0" serve --model "$WORK/tiny" --port 0 "$@" 2>&1) && die "accepted: $*"
+  grep -qE -- "$pattern" <<<"$out" || die "the refusal of $* does not say /$pattern/: $out"
 }
+refused() { refused_saying "$1" "$@"; }
 refused --request-timeout 0
 refused --request-timeout 1e9
 refused --max-connections 0
 refused --read-timeout 100000
+# Found by review: --kv-memory 1e12 named a page count; --model-name "" was ignored; --threads
+# 100000 was accepted.
+refused_saying "^llm0: error: --kv-memory 1e\+12 MiB is more than this machine's memory \([0-9]+ MiB\)" --kv-memory 1e12
+refused_saying "^llm0: error: --kv-pages: .*\[1, 2\^30 = 1073741824\], got 2000000000" --kv-pages 2000000000
+refused_saying "^llm0: error: --model-name must not be empty" --model-name ""
+refused_saying "^llm0: error: --threads: must be in \[0, 1024\].*got 100000" --threads 100000
 
 # start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
 start() {
