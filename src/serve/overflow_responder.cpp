@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -16,7 +17,6 @@ namespace llm0::serve {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxClients = 1024;
 constexpr size_t kMaxHead = 8192;
 constexpr auto kHeadTime = std::chrono::seconds(2);   // to send the request headers
 constexpr auto kDrainTime = std::chrono::seconds(2);  // to close after the reply
@@ -30,8 +30,9 @@ struct OverflowResponder::Client {
   bool draining = false;  // answered; reading what is left until the client closes
 };
 
-OverflowResponder::OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused)
-    : metrics_text_(std::move(metrics_text)), on_refused_(std::move(on_refused)) {
+OverflowResponder::OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused,
+                                     size_t max_clients)
+    : metrics_text_(std::move(metrics_text)), on_refused_(std::move(on_refused)), max_clients_(std::max<size_t>(1, max_clients)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -54,13 +55,26 @@ void OverflowResponder::enqueue(std::function<void()> job) {
 
 OverflowResponder* OverflowResponder::current() { return tl_responder; }
 
-void OverflowResponder::adopt(int sock) {
-  if (clients_.size() >= kMaxClients) {
-    ::close(sock);
-    return;
+void OverflowResponder::adopt(int sock) { take(sock, false); }
+
+void OverflowResponder::linger(int sock) {
+  enqueue([this, sock] { take(sock, true); });
+}
+
+void OverflowResponder::take(int sock, bool draining) {
+  if (clients_.size() >= max_clients_) {  // the oldest goes: a request not answered yet gets 408
+    Client& old = clients_.front();
+    if (!old.draining && !old.head.empty()) {
+      const std::string reply = raw_error_response(ApiError::request_timeout(format(
+          "the request headers were still arriving while {} connections waited over the cap", max_clients_)));
+      (void)::send(old.sock, reply.data(), reply.size(), MSG_NOSIGNAL);
+      on_refused_();
+    }
+    ::close(old.sock);
+    clients_.pop_front();
   }
   fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
-  clients_.push_back({sock, Clock::now() + kHeadTime, {}, false});
+  clients_.push_back({sock, Clock::now() + (draining ? kDrainTime : kHeadTime), {}, draining});
 }
 
 void OverflowResponder::loop() {
@@ -81,7 +95,7 @@ void OverflowResponder::loop() {
     if (!fds.empty() && ::poll(fds.data(), fds.size(), 20) < 0 && errno != EINTR) break;
     for (size_t i = 0; i < clients_.size(); ++i)
       if (fds[i].revents || Clock::now() >= clients_[i].deadline) step(clients_[i]);
-    std::erase_if(clients_, [](const Client& c) { return c.sock < 0; });
+    std::erase_if(clients_, [](const Client& c) { return c.sock < 0; });  // keeps the order
   }
   std::vector<std::function<void()>> left;
   {

@@ -6,7 +6,7 @@
 # pool large enough for everything (prefill chunks of 8 tokens and 12 tokens per step, so prompts
 # are read over many steps beside the decodes of the others); a larger model (~10M parameters, context 2048, so one request
 # runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation, and
-# again with 4 connection slots and a 1.5 s request deadline, for slow and idle clients; the tiny
+# again with 4 connection slots and a 4 s request deadline, for slow and idle clients; the tiny
 # model again with a 2 s request deadline, for requests that stall part way.
 # The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
 # Usage: tests/serve/test_serve.sh PATH/TO/llm0
@@ -83,10 +83,10 @@ start main tiny --page-size 4 --kv-pages 600 --max-batch 16 --max-queue 32 --pre
 MAIN_PORT=$PORT
 start small slow --page-size 16 --kv-pages 300 --max-batch 1 --max-queue 1
 SMALL_PORT=$PORT
-# Connection limits: 4 connections, 1.5 s to send a request, reads of 1 s (so idle keep-alive
+# Connection limits: 4 connections, 4 s to send a request, reads of 1 s (so idle keep-alive
 # connections wait 1 s); a pool of 10 pages of 16 tokens, less than the context (256).
 start limits slow --page-size 16 --kv-pages 10 --max-batch 1 --max-queue 1 --max-connections 4 \
-  --request-timeout 1.5 --read-timeout 1
+  --request-timeout 4 --read-timeout 1
 LIMITS_PORT=$PORT LIMITS_PID=${PIDS[-1]}
 # Stalled requests: a 2 s request deadline well inside the 10 s read timeout.
 start stall tiny --page-size 4 --kv-pages 64 --request-timeout 2 --read-timeout 10
