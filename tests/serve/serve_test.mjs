@@ -482,6 +482,31 @@ test("queue full: 429 with the error object; queued and running requests cancel 
   assert.equal(r.usage.completion_tokens, 3);
 });
 
+test("a queued request whose client leaves frees its queue slot at once (a new one is queued, not 429)", async () => {
+  // Found by review: a cancelled request kept its slot until it reached the front of the queue.
+  await idle(smallPort);
+  const before = await metrics(smallPort);
+  const first = await streamStarted(smallPort, LONG);
+  await first.reader.read();                            // running (the one slot)
+  const second = await streamStarted(smallPort, LONG);  // queued: the queue (1) is full
+  assertErrorObject(await streamStarted(smallPort, LONG), 429, "queue_full");
+  second.abort();
+  let m = await metrics(smallPort);
+  for (let i = 0; i < 100 && m.llm0_queue_length !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    m = await metrics(smallPort);
+  }
+  assert.equal(m.llm0_queue_length, 0, "the cancelled request still holds its queue slot");
+  assert.equal(m.llm0_requests_running, 1);
+  assert.equal(m['llm0_requests_total{outcome="cancelled"}'] - before['llm0_requests_total{outcome="cancelled"}'], 1);
+  const third = await streamStarted(smallPort, LONG);   // admitted to the queue
+  assert.equal(third.status, 200, JSON.stringify(third.body));
+  assert.equal((await metrics(smallPort)).llm0_queue_length, 1);
+  third.abort();
+  first.abort();
+  await idle(smallPort);
+});
+
 // One request over a fresh socket ("Connection: close"), `extra` more raw bytes after it;
 // resolves with the final response (1xx interim responses skipped): {status, headers, body, json}.
 function request(port, method, path, body = null, {head = "", half = false, wait = 15000} = {}) {
