@@ -102,6 +102,8 @@ TEST_F(CliRoughEdges, NonFiniteAndNegativeFlagValuesAreRefused) {
   expect_short_error(gen + "--top-p nan", "top_p");
   expect_short_error(gen + "--seed -1", "--seed");
   expect_short_error(gen + "--threads -1", "--threads");
+  expect_short_error(gen + "--threads 100000", "--threads: must be in [0, 1024]");  // was accepted
+  expect_short_error(gen + "--threads 1" + std::string(300, '0'), "a number of 301 digits");
   expect_short_error(gen + "--seed 18446744073709551616", "--seed");  // 2^64
   EXPECT_EQ(cli(gen + "--seed 18446744073709551615 --max-new-tokens 1").rc, 0);
 }

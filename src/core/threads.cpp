@@ -9,7 +9,7 @@
 namespace llm0 {
 
 void set_num_threads(int n) {
-  LLM0_CHECK(n >= 0, "--threads must be >= 0 (0 = all cores), got {}", n);
+  LLM0_CHECK(n >= 0 && n <= kMaxThreads, "--threads must be in [0, {}] (0 = all cores), got {}", kMaxThreads, n);
   if (n == 0) n = omp_get_num_procs();
   omp_set_num_threads(n);
   openblas_set_num_threads(n);

@@ -1,125 +1,61 @@
-// Connection cap, request deadline, keep-alive and client-gone checks over cpp-httplib
-// (connection_server.h). httplib's accept loop hands each accepted socket to a TaskQueue job that
-// calls the virtual process_and_close_socket(); the queue here decides, in the accept thread,
-// whether the connection gets an HTTP thread or goes to the OverflowResponder, and the override
-// serves the connection through a SocketStream whose reads stop at the request's deadline.
+// Connection cap, request deadline, keep-alive, eviction of slow requests and client-gone checks
+// over cpp-httplib (connection_server.h). httplib's accept loop hands each accepted socket to a
+// TaskQueue job that calls the virtual process_and_close_socket(); the queue here decides, in the
+// accept thread, whether the connection gets an HTTP thread (a free one, one an idle kept-alive
+// connection gives up, or one a slow request is evicted from) or goes to the OverflowResponder,
+// and the override serves the connection through a SocketStream (socket_stream.h) whose reads
+// stop at the request's deadline.
 #include "serve/connection_server.h"
 
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <list>
-#include <memory>
 #include <set>
 #include <system_error>
 
+#include "core/check.h"
 #include "serve/overflow_responder.h"
+#include "serve/raw_response.h"
+#include "serve/socket_stream.h"
 
 namespace llm0::serve {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+constexpr Clock::time_point kNotReading = Clock::time_point::max();
 
-int poll_one(int sock, short events, int timeout_ms) {
-  pollfd p{sock, events, 0};
-  int r;
-  do r = ::poll(&p, 1, timeout_ms);
-  while (r < 0 && errno == EINTR);
-  return r > 0 ? p.revents : (r == 0 ? 0 : POLLERR);
-}
-
-
-// httplib's Stream over a connected socket: reads buffered (httplib's line reader reads a byte at a
-// time), each read waiting at most read_timeout and never past the request's deadline; writes
-// wait at most write_timeout for room and do not test whether the peer still sends (so a
-// half-closed client is answered).
-class SocketStream final : public httplib::Stream {
- public:
-  SocketStream(int sock, const ConnectionLimits& l) : sock_(sock), limits_(l) {}
-
-  /// The deadline of the next request's headers and body: request_timeout from now.
-  void start_request() {
-    deadline_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(limits_.request_timeout_s));
-  }
-  bool has_buffered() const { return pos_ < end_; }
-  /// Milliseconds to the deadline (<= 0: passed).
-  long long left_ms() const {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
-  }
-
-  bool is_readable() const override {
-    if (has_buffered()) return true;
-    const long long ms = std::min<long long>(left_ms(), 1000LL * limits_.read_timeout_s);
-    return ms > 0 && (poll_one(sock_, POLLIN, (int)ms) & (POLLIN | POLLHUP | POLLERR)) != 0;
-  }
-  bool is_writable() const override {
-    return (poll_one(sock_, POLLOUT, 1000 * limits_.write_timeout_s) & POLLOUT) != 0;
-  }
-  ssize_t read(char* ptr, size_t size) override {
-    if (!has_buffered()) {
-      if (!is_readable()) return -1;
-      ssize_t n;
-      do n = ::recv(sock_, buf_, sizeof(buf_), 0);
-      while (n < 0 && errno == EINTR);
-      if (n <= 0) return n;
-      pos_ = 0;
-      end_ = (size_t)n;
-    }
-    const size_t n = std::min(size, end_ - pos_);
-    std::copy(buf_ + pos_, buf_ + pos_ + n, ptr);
-    pos_ += n;
-    return (ssize_t)n;
-  }
-  ssize_t write(const char* ptr, size_t size) override {
-    if (!is_writable()) return -1;
-    ssize_t n;
-    do n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    return n;
-  }
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { address(true, ip, port); }
-  void get_local_ip_and_port(std::string& ip, int& port) const override { address(false, ip, port); }
-  socket_t socket() const override { return sock_; }
-
- private:
-  void address(bool remote, std::string& ip, int& port) const {
-    sockaddr_storage a{};
-    socklen_t len = sizeof(a);
-    if ((remote ? getpeername(sock_, (sockaddr*)&a, &len) : getsockname(sock_, (sockaddr*)&a, &len)) != 0) return;
-    char host[NI_MAXHOST];
-    if (getnameinfo((sockaddr*)&a, len, host, sizeof(host), nullptr, 0, NI_NUMERICHOST) == 0) ip = host;
-    port = a.ss_family == AF_INET6 ? ntohs(((sockaddr_in6*)&a)->sin6_port) : ntohs(((sockaddr_in*)&a)->sin_port);
-  }
-
-  int sock_;
-  const ConnectionLimits& limits_;
-  Clock::time_point deadline_ = Clock::now();
-  char buf_[4096];
-  size_t pos_ = 0, end_ = 0;
-};
-
-// The connection served by the calling thread (for client_gone(), request_deadline_passed()).
+// The connection served by a thread (for client_gone(), request_timeout_message(), eviction).
 struct Connection {
   int sock = -1;
   const SocketStream* stream = nullptr;
   bool probed = false;  // a FIN was seen and the probe written (for this request)
   bool close = false;   // end the connection after this response
+  Wake wake;            // ends its reads when it is evicted
+  // Since when it reads a request (its first one: since it got a thread; a kept-alive one: since
+  // its first byte); kNotReading while the request is handled or answered, or it waits idle.
+  // Guarded by the ConnectionQueue's mutex.
+  Clock::time_point reading_since = kNotReading;
 };
 thread_local Connection* tl_connection = nullptr;
 
-// httplib's TaskQueue: `workers` threads, one per connection; a connection that finds every
-// thread busy goes to the OverflowResponder. Tracks live sockets, so shutdown() can end the reads
-// of connections still waiting for a request.
+// httplib's TaskQueue: `workers` threads, one per connection. A connection that finds every
+// thread busy takes the thread of an idle kept-alive connection, else of the connection that has
+// been reading its request the longest, if longer than the grace (evicted: 408), else goes to the
+// OverflowResponder. Tracks live connections, so shutdown() can end the reads of those still
+// waiting for a request.
 class ConnectionQueue final : public httplib::TaskQueue {
  public:
-  ConnectionQueue(int workers, const OverflowRoutes& routes)
-      : workers_(workers), overflow_(routes.metrics_text, routes.on_refused) {
+  ConnectionQueue(int workers, double grace_s, const OverflowRoutes& routes)
+      : workers_(workers),
+        grace_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s))),
+        overflow_(routes.metrics_text, routes.on_refused) {
     for (int i = 0; i < workers; ++i) {
       try {
         threads_.emplace_back([this] { work(); });
@@ -138,9 +74,11 @@ class ConnectionQueue final : public httplib::TaskQueue {
     {
       std::lock_guard<std::mutex> lock(mu_);
       // Every thread busy, but some only wait idle on kept-alive connections: one of them gives
-      // its thread up (within 50 ms) and this connection takes it.
-      const bool yield = busy_ >= workers_ && idle_ > yielding_;
-      if (busy_ < workers_ || yield) {
+      // its thread up (within 50 ms) and this connection takes it. Else a slow request makes
+      // room (its thread answers 408 and ends it at once).
+      const bool full = busy_ >= workers_;
+      const bool yield = full && idle_ > yielding_;
+      if (!full || yield || evict_slowest()) {
         yielding_ += yield;
         ++busy_;
         jobs_.push_back(std::move(fn));
@@ -155,7 +93,7 @@ class ConnectionQueue final : public httplib::TaskQueue {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return;
       stopping_ = true;
-      for (int s : live_) ::shutdown(s, SHUT_RD);  // waiting reads return at once
+      for (const Connection* c : live_) ::shutdown(c->sock, SHUT_RD);  // waiting reads return at once
     }
     cv_.notify_all();
     for (std::thread& t : threads_) t.join();
@@ -174,20 +112,49 @@ class ConnectionQueue final : public httplib::TaskQueue {
     --yielding_;
     return true;
   }
-  void add(int sock) {
+  /// The calling thread's connection `c` starts (reading its first request since now).
+  void add(Connection* c) {
+    c->wake.fd = tl_wake_fd;
+    c->wake.drain();
     std::lock_guard<std::mutex> lock(mu_);
-    live_.insert(sock);
-    if (stopping_) ::shutdown(sock, SHUT_RD);
+    c->reading_since = Clock::now();
+    live_.insert(c);
+    if (stopping_) ::shutdown(c->sock, SHUT_RD);
   }
-  void remove(int sock) {
+  void remove(Connection* c) {
     std::lock_guard<std::mutex> lock(mu_);
-    live_.erase(sock);
+    live_.erase(c);
   }
+  /// `c` starts (true) or stops (false) reading a request. An eviction that came as it stopped
+  /// (its request is whole: it is served) passes to the next slowest request, if any.
+  void reading(Connection* c, bool on) {
+    std::lock_guard<std::mutex> lock(mu_);
+    c->reading_since = on ? Clock::now() : kNotReading;
+    if (!on && c->wake.evicted.exchange(false)) evict_slowest();
+  }
+  /// Ends `sock` on the overflow thread after a lingering close (OverflowResponder::linger).
+  void linger(int sock) { overflow_.linger(sock); }
   static ConnectionQueue* current() { return tl_queue; }
 
  private:
+  // Evicts the connection that has been reading its request the longest, if longer than the
+  // grace: its reads end at once. Call with mu_ held.
+  bool evict_slowest() {
+    const Clock::time_point cutoff = Clock::now() - grace_;
+    Connection* slowest = nullptr;
+    for (Connection* c : live_)
+      if (c->reading_since <= cutoff && !c->wake.evicted && (!slowest || c->reading_since < slowest->reading_since))
+        slowest = c;
+    if (!slowest) return false;
+    slowest->wake.evicted = true;
+    const uint64_t one = 1;
+    (void)!::write(slowest->wake.fd, &one, sizeof(one));
+    return true;
+  }
+
   void work() {
     tl_queue = this;
+    tl_wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);  // -1: this thread's reads cannot be woken
     for (;;) {
       std::function<void()> fn;
       {
@@ -201,10 +168,13 @@ class ConnectionQueue final : public httplib::TaskQueue {
       std::lock_guard<std::mutex> lock(mu_);
       --busy_;
     }
+    if (tl_wake_fd >= 0) ::close(tl_wake_fd);
   }
 
   static thread_local ConnectionQueue* tl_queue;
+  static thread_local int tl_wake_fd;
   int workers_;
+  Clock::duration grace_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::list<std::function<void()>> jobs_;  // guarded by mu_
@@ -212,52 +182,41 @@ class ConnectionQueue final : public httplib::TaskQueue {
   int idle_ = 0;                           // of them, kept-alive ones waiting for a request
   int yielding_ = 0;                       // idle ones asked to give their thread up
   bool stopping_ = false;
-  std::set<int> live_;                     // sockets being served
+  std::set<Connection*> live_;             // connections being served
   std::vector<std::thread> threads_;
   OverflowResponder overflow_;
 };
 thread_local ConnectionQueue* ConnectionQueue::tl_queue = nullptr;
+thread_local int ConnectionQueue::tl_wake_fd = -1;
 
 // Waits for a connection's next request: true when bytes (or EOF) arrive within the keep-alive
-// timeout and the request deadline; false when the server stops, or (`kept_alive`: a request was
-// already answered) a new connection needs this idle connection's thread.
-bool await_request(const SocketStream& strm, int sock, const ConnectionLimits& l,
+// timeout and the request deadline; false when the server stops, the connection is evicted, or
+// (`kept_alive`: a request was already answered) a new connection needs this idle connection's
+// thread.
+bool await_request(const SocketStream& strm, const Connection& conn, const ConnectionLimits& l,
                    const std::atomic<socket_t>& server_sock, bool kept_alive) {
   if (strm.has_buffered()) return true;
   const auto until = Clock::now() + std::chrono::seconds(l.keep_alive_timeout_s);
   ConnectionQueue* q = kept_alive ? ConnectionQueue::current() : nullptr;
   if (q) q->idle(+1);
   bool ready = false;
-  while (server_sock != INVALID_SOCKET && Clock::now() < until && strm.left_ms() > 0) {
-    if (poll_one(sock, POLLIN, 50)) {
+  while (server_sock != INVALID_SOCKET && Clock::now() < until && strm.left_ms() > 0 && !conn.wake.evicted) {
+    if (poll_one(conn.sock, POLLIN, 50)) {
       ready = true;
       break;
     }
     if (q && q->should_yield()) break;
   }
   if (q) q->idle(-1);
-  return ready;
-}
-
-// A lingering close (as nginx's lingering_close): the client may still be sending a request we
-// did not read; closing now would answer it with a reset, which can destroy our reply before the
-// client reads it. So the write side is shut first and what arrives is dropped until the client
-// closes, 500 ms pass without data, or 2 s in all.
-void linger(int sock) {
-  ::shutdown(sock, SHUT_WR);
-  const auto until = Clock::now() + std::chrono::seconds(2);
-  char buf[16384];
-  for (auto now = Clock::now(); now < until; now = Clock::now()) {
-    const long long ms = std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count();
-    if (!(poll_one(sock, POLLIN, (int)std::min(500LL, ms)) & (POLLIN | POLLHUP | POLLERR))) return;
-    if (::recv(sock, buf, sizeof(buf), 0) <= 0) return;
-  }
+  return ready && !conn.wake.evicted;
 }
 }  // namespace
 
-ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes) : limits_(limits) {
+ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes)
+    : limits_(limits), routes_(routes) {
   const int workers = std::max(1, limits.max_connections);
-  new_task_queue = [workers, routes] { return new ConnectionQueue(workers, routes); };
+  const double grace = limits.reading_grace_s;
+  new_task_queue = [workers, grace, routes] { return new ConnectionQueue(workers, grace, routes); };
   set_read_timeout(limits.read_timeout_s, 0);
   set_write_timeout(limits.write_timeout_s, 0);
   set_keep_alive_timeout(limits.keep_alive_timeout_s);
@@ -267,31 +226,67 @@ void ConnectionServer::set_backlog(int backlog) {
   if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, backlog);  // a second listen() resizes the queue
 }
 
+ConnectionServer& ConnectionServer::Get(const std::string& pattern, Handler handler) {
+  httplib::Server::Get(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
+    request_read();
+    h(q, r);
+  });
+  return *this;
+}
+
+ConnectionServer& ConnectionServer::Post(const std::string& pattern, Handler handler) {
+  httplib::Server::Post(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
+    request_read();
+    h(q, r);
+  });
+  return *this;
+}
+
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
   if (OverflowResponder* o = OverflowResponder::current()) {
     o->adopt(sock);
     return true;
   }
   ConnectionQueue* q = ConnectionQueue::current();
-  if (q) q->add(sock);
-  SocketStream strm(sock, limits_);
-  Connection conn{sock, &strm};
+  Connection conn;
+  conn.sock = sock;
+  if (q) q->add(&conn);
+  SocketStream strm(sock, limits_, conn.wake);
+  conn.stream = &strm;
   tl_connection = &conn;
   bool ret = false;
   for (size_t left = keep_alive_max_count_; left > 0 && svr_sock_ != INVALID_SOCKET; --left) {
+    const bool kept_alive = left < keep_alive_max_count_;
     strm.start_request();
-    if (!await_request(strm, sock, limits_, svr_sock_, left < keep_alive_max_count_)) break;
+    if (kept_alive && q) q->reading(&conn, false);  // idle until its next request's first byte
+    if (!await_request(strm, conn, limits_, svr_sock_, kept_alive)) break;
+    if (kept_alive && q) q->reading(&conn, true);
     conn.probed = false;
     bool closed = false;
     ret = process_request(strm, left == 1, closed, nullptr);
-    if (!ret || closed || conn.close) break;
+    if (!ret && strm.written() == 0 && strm.received() > 0 && strm.cut() != Cut::none) {
+      // Part of a request line, then nothing: httplib gives up without a reply. Answer 408.
+      const std::string reply = raw_error_response(ApiError::request_timeout(request_timeout_message()));
+      (void)strm.write(reply.data(), reply.size());
+      routes_.on_refused();
+      conn.close = true;
+    }
+    if (!ret || closed || conn.close || conn.wake.evicted) break;
   }
   tl_connection = nullptr;
-  if (conn.close) linger(sock);
-  if (q) q->remove(sock);
+  if (q) q->remove(&conn);
+  if (conn.close && q) {  // the overflow thread drains and closes it; this thread is free at once
+    ::shutdown(sock, SHUT_WR);
+    q->linger(sock);
+    return ret;
+  }
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return ret;
+}
+
+void request_read() {
+  if (ConnectionQueue* q = ConnectionQueue::current(); q && tl_connection) q->reading(tl_connection, false);
 }
 
 bool client_gone(const std::function<bool()>& probe) {
@@ -308,7 +303,23 @@ void close_after_response() {
   if (tl_connection) tl_connection->close = true;
 }
 
-bool request_deadline_passed() { return tl_connection && tl_connection->stream->left_ms() <= 0; }
+std::string request_timeout_message() {
+  const Connection* c = tl_connection;
+  if (!c) return "";
+  const ConnectionLimits& l = c->stream->limits();
+  switch (c->stream->cut()) {
+    case Cut::deadline:
+      return format("the request was not received within {} s (llm0 serve --request-timeout)", l.request_timeout_s);
+    case Cut::stall:
+      return format("no byte of the request arrived for {} s (llm0 serve --read-timeout)", l.read_timeout_s);
+    case Cut::evicted:
+      return format("the request was still arriving after {} s while every connection slot was taken (llm0 "
+                    "serve --max-connections): the slowest request makes room for a new connection",
+                    l.reading_grace_s);
+    case Cut::none: break;
+  }
+  return "";
+}
 
 bool probe_interim_response() {
   Connection* c = tl_connection;

@@ -1,14 +1,22 @@
 // ConnectionServer: cpp-httplib's Server with limits of our own on every connection, so nothing a
 // client sends can hold the server (cpp-httplib 0.11 bounds each read, not a whole request, and
 // serves any number of connections from a fixed thread pool):
-//   - at most `max_connections` connections are served at once, each on its own HTTP thread; a
-//     connection over the cap goes to the OverflowResponder (overflow_responder.h), which answers
-//     GET /health and GET /metrics and refuses everything else with 503 `server_busy`, without
-//     blocking the accept loop;
+//   - at most `max_connections` connections are served at once, each on its own HTTP thread. A
+//     connection that finds every thread taken gets the thread of an idle kept-alive connection
+//     (below), else of the connection that has been reading its request the longest, if longer
+//     than `reading_grace_s` (that request is answered 408 `request_timeout` and its connection
+//     closed; a connection that sent nothing is closed): so slow clients cannot hold the server
+//     (as Apache's mod_reqtimeout and nginx drop slow request reads). A connection whose request
+//     is being handled or answered (a stream too) is never evicted. Else it goes to the
+//     OverflowResponder (overflow_responder.h), which answers GET /health and GET /metrics and
+//     refuses everything else with 503 `server_busy`, without blocking the accept loop;
 //   - a request's headers and body must arrive within `request_timeout_s` of the moment the server
 //     starts waiting for it (the accept, or the end of the previous response on a keep-alive
-//     connection): every read waits at most until that deadline, so a client trickling bytes is
-//     dropped; responses (a long SSE stream too) have no deadline, only a per-write timeout;
+//     connection), each read waiting at most `read_timeout_s`: a request that reaches the
+//     deadline, or stalls for a read timeout, anywhere in its request line, headers or body, is
+//     answered 408 `request_timeout` and its connection closed (a connection that sent nothing is
+//     closed without a reply, as nginx does); responses (a long SSE stream too) have no deadline,
+//     only a per-write timeout;
 //   - an idle keep-alive connection is closed after `keep_alive_timeout_s`, and at once when the
 //     cap is reached, so idle connections never keep others out;
 //   - a client that shut down only its write side (half-closed) still gets its reply.
@@ -24,6 +32,8 @@ namespace llm0::serve {
 struct ConnectionLimits {
   int max_connections = 96;       // connections served at once (>= 1), one HTTP thread each
   double request_timeout_s = 30;  // to receive one request's headers and body (> 0)
+  double reading_grace_s = 1;     // at the cap, a request still arriving after this long makes
+                                  // room for a new connection (>= 0)
   int read_timeout_s = 10;        // one read (> 0)
   int write_timeout_s = 10;       // one write (> 0)
   int keep_alive_timeout_s = 5;   // an idle keep-alive connection waits this long for a request
@@ -32,12 +42,17 @@ struct ConnectionLimits {
 /// What the overflow path answers besides 503 (called on the overflow thread).
 struct OverflowRoutes {
   std::function<std::string()> metrics_text;  // GET /metrics (Prometheus text)
-  std::function<void()> on_refused;           // a connection refused with 503 server_busy
+  std::function<void()> on_refused;           // a request refused by the connection layer (503
+                                              // server_busy, 408 request_timeout)
 };
 
 class ConnectionServer : public httplib::Server {
  public:
   ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes);
+  /// httplib's Get and Post, the handler marking the request as read whole first (request_read():
+  /// from then on its connection is never evicted).
+  ConnectionServer& Get(const std::string& pattern, Handler handler);
+  ConnectionServer& Post(const std::string& pattern, Handler handler);
   /// After bind: lets the kernel queue up to `backlog` connections not yet accepted (httplib
   /// listens with a backlog of 5, so a burst of connections would see dropped SYNs and connect
   /// only after the client's retransmission, 1 s to 15 s later).
@@ -47,6 +62,7 @@ class ConnectionServer : public httplib::Server {
   bool process_and_close_socket(socket_t sock) override;
 
   ConnectionLimits limits_;
+  OverflowRoutes routes_;
 };
 
 /// The calling HTTP handler thread's client has closed its connection. A client that only shut
@@ -57,9 +73,16 @@ class ConnectionServer : public httplib::Server {
 /// (gone). False outside a ConnectionServer thread. Does not block.
 bool client_gone(const std::function<bool()>& probe);
 
-/// The calling HTTP thread's request was not received within the request timeout (for the error
-/// handler: a read cut short by the deadline). False outside a ConnectionServer thread.
-bool request_deadline_passed();
+/// Why the calling HTTP thread's request could not be read whole in time, for a 408 (the error
+/// handler: a read cut short): "the request was not received within S s (llm0 serve
+/// --request-timeout)", "no byte of the request arrived for S s (llm0 serve --read-timeout)", or
+/// (evicted at the cap) "the request was still arriving after G s while every connection slot was
+/// taken ..."; "" when no read of this request was cut, or outside a ConnectionServer thread.
+std::string request_timeout_message();
+
+/// The calling HTTP thread's request was read whole (its handler starts): its connection can no
+/// longer be evicted to make room. Called by the handlers of ConnectionServer::Get / Post.
+void request_read();
 
 /// Ends the calling HTTP thread's connection after the response being written (a request whose
 /// rest was not read, or could not be parsed, leaves the stream at an unknown place).

@@ -126,21 +126,20 @@ void HttpServer::Impl::routes() {
     return httplib::Server::HandlerResponse::Handled;
   });
   // httplib's own refusals (unknown route 404, body over the limit 413, a request it cannot parse
-  // 400, a request line over its limit 414; 408 when the request deadline cut the read short) get
+  // 400, a request line over its limit 414; 408 when a read of the request stalled or reached the
+  // request deadline: connection_server.h) get
   // OpenAI's error object too, and count as rejected. Errors our handlers wrote are left alone.
   http.set_error_handler([this](const httplib::Request& q, httplib::Response& r) {
     if (!r.body.empty()) return;
     metrics.count(Outcome::rejected);
     close_after_response();  // the rest of the request may be unread
     r.set_header("Connection", "close");
-    if (r.status == 400 && request_deadline_passed()) r.status = 408;
-    if (r.status == 404)
+    if (const std::string late = request_timeout_message(); r.status == 400 && !late.empty())
+      send_error(r, ApiError::request_timeout(late));  // a read stalled or passed the deadline
+    else if (r.status == 404)
       send_error(r, ApiError(404, format("Invalid URL ({} {})", q.method, q.path), "", "invalid_request_error", "not_found"));
     else if (r.status == 413)
       send_error(r, too_large());
-    else if (r.status == 408)
-      send_error(r, ApiError(408, format("the request was not received within {} s (llm0 serve --request-timeout)",
-                                         opt.limits.request_timeout_s), "", "invalid_request_error", "request_timeout"));
     else if (r.status == 414)
       send_error(r, ApiError(414, "the request line is too long", "", "invalid_request_error", "uri_too_long"));
     else if (r.status == 400)

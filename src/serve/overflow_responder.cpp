@@ -6,27 +6,21 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
 #include "core/check.h"
-#include "serve/api_error.h"
+#include "serve/raw_response.h"
 
 namespace llm0::serve {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr size_t kMaxClients = 1024;
 constexpr size_t kMaxHead = 8192;
 constexpr auto kHeadTime = std::chrono::seconds(2);   // to send the request headers
 constexpr auto kDrainTime = std::chrono::seconds(2);  // to close after the reply
 thread_local OverflowResponder* tl_responder = nullptr;
-
-std::string http_response(int status, const char* reason, const char* type, const std::string& body,
-                          const char* extra = "") {
-  return format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n",
-                status, reason, type, body.size(), extra) + body;
-}
 }  // namespace
 
 struct OverflowResponder::Client {
@@ -36,8 +30,9 @@ struct OverflowResponder::Client {
   bool draining = false;  // answered; reading what is left until the client closes
 };
 
-OverflowResponder::OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused)
-    : metrics_text_(std::move(metrics_text)), on_refused_(std::move(on_refused)) {
+OverflowResponder::OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused,
+                                     size_t max_clients)
+    : metrics_text_(std::move(metrics_text)), on_refused_(std::move(on_refused)), max_clients_(std::max<size_t>(1, max_clients)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -60,13 +55,26 @@ void OverflowResponder::enqueue(std::function<void()> job) {
 
 OverflowResponder* OverflowResponder::current() { return tl_responder; }
 
-void OverflowResponder::adopt(int sock) {
-  if (clients_.size() >= kMaxClients) {
-    ::close(sock);
-    return;
+void OverflowResponder::adopt(int sock) { take(sock, false); }
+
+void OverflowResponder::linger(int sock) {
+  enqueue([this, sock] { take(sock, true); });
+}
+
+void OverflowResponder::take(int sock, bool draining) {
+  if (clients_.size() >= max_clients_) {  // the oldest goes: a request not answered yet gets 408
+    Client& old = clients_.front();
+    if (!old.draining && !old.head.empty()) {
+      const std::string reply = raw_error_response(ApiError::request_timeout(format(
+          "the request headers were still arriving while {} connections waited over the cap", max_clients_)));
+      (void)::send(old.sock, reply.data(), reply.size(), MSG_NOSIGNAL);
+      on_refused_();
+    }
+    ::close(old.sock);
+    clients_.pop_front();
   }
   fcntl(sock, F_SETFL, fcntl(sock, F_GETFL) | O_NONBLOCK);
-  clients_.push_back({sock, Clock::now() + kHeadTime, {}, false});
+  clients_.push_back({sock, Clock::now() + (draining ? kDrainTime : kHeadTime), {}, draining});
 }
 
 void OverflowResponder::loop() {
@@ -87,7 +95,7 @@ void OverflowResponder::loop() {
     if (!fds.empty() && ::poll(fds.data(), fds.size(), 20) < 0 && errno != EINTR) break;
     for (size_t i = 0; i < clients_.size(); ++i)
       if (fds[i].revents || Clock::now() >= clients_[i].deadline) step(clients_[i]);
-    std::erase_if(clients_, [](const Client& c) { return c.sock < 0; });
+    std::erase_if(clients_, [](const Client& c) { return c.sock < 0; });  // keeps the order
   }
   std::vector<std::function<void()>> left;
   {
@@ -131,15 +139,21 @@ void OverflowResponder::answer(Client& c) {
     const std::string p = format("GET {}", path);
     return line.compare(0, p.size(), p) == 0 && (line.size() == p.size() || line[p.size()] == ' ' || line[p.size()] == '?');
   };
+  // Headers still incomplete at the deadline (and under the 8 KiB limit): a stalled request.
+  const bool whole = c.head.find("\r\n\r\n") != std::string::npos || c.head.size() >= kMaxHead;
   std::string reply;
-  if (is("/health")) {
-    reply = http_response(200, "OK", "application/json", R"({"status":"ok"})");
+  if (!whole && Clock::now() >= c.deadline) {
+    reply = raw_error_response(ApiError::request_timeout(
+        format("the request headers were not received within {} s", kHeadTime.count())));
+    on_refused_();
+  } else if (is("/health")) {
+    reply = raw_response(200, "application/json", R"({"status":"ok"})");
   } else if (is("/metrics")) {
-    reply = http_response(200, "OK", "text/plain; version=0.0.4", metrics_text_());
+    reply = raw_response(200, "text/plain; version=0.0.4", metrics_text_());
   } else {
-    const ApiError e(503, "the server is busy: every connection slot is taken (llm0 serve --max-connections); "
-                     "retry later", "", "server_error", "server_busy");
-    reply = http_response(503, "Service Unavailable", "application/json", e.to_json().dump(), "Retry-After: 1\r\n");
+    reply = raw_error_response(ApiError(503, "the server is busy: every connection slot is taken (llm0 serve "
+                                        "--max-connections); retry later", "", "server_error", "server_busy"),
+                               "Retry-After: 1\r\n");
     on_refused_();
   }
   // The send buffer of a fresh connection takes the whole reply; what does not fit is dropped.

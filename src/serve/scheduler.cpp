@@ -68,6 +68,7 @@ std::shared_ptr<RequestStream> Scheduler::submit(ServeRequest request) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) throw ApiError(503, kShuttingDown, "", "server_error", "shutting_down");
+    if ((int)queue_.size() >= opt_.max_queue) drop_cancelled_queued();  // their slots are free
     if ((int)queue_.size() >= opt_.max_queue) {
       metrics_.count(Outcome::rejected);
       throw ApiError(429, format("the queue is full ({} requests wait); retry later", queue_.size()), "",
@@ -106,16 +107,21 @@ void Scheduler::loop() {
   active_.clear();
 }
 
+void Scheduler::drop_cancelled_queued() {
+  std::erase_if(queue_, [&](const std::unique_ptr<Sequence>& s) {
+    if (!s->out->cancelled()) return false;
+    s->out->finish("", s->prompt_len(), 0, 0, "cancelled");
+    metrics_.count(Outcome::cancelled);
+    return true;
+  });
+  metrics_.queue_length = (int64_t)queue_.size();
+}
+
 void Scheduler::admit() {
   std::lock_guard<std::mutex> lock(mu_);
+  drop_cancelled_queued();  // gone before they started, wherever they wait
   while (!queue_.empty() && (int)active_.size() < opt_.max_batch) {
     Sequence& s = *queue_.front();
-    if (s.out->cancelled()) {  // gone before it started
-      s.out->finish("", s.prompt_len(), 0, 0, "cancelled");
-      metrics_.count(Outcome::cancelled);
-      queue_.pop_front();
-      continue;
-    }
     const int reserve = std::min(s.prompt_len() + s.req.max_tokens, context_);
     std::optional<SeqId> id;
     try {

@@ -60,7 +60,8 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   /// Queues a request; the returned stream carries its output. Throws ApiError 429 when
-  /// max_queue requests already wait, 503 once the server is stopping.
+  /// max_queue requests already wait (cancelled ones do not count: they leave the queue at once),
+  /// 503 once the server is stopping.
   std::shared_ptr<RequestStream> submit(ServeRequest request);
   /// Stops the thread (idempotent): requests still queued or open end with the error "the server
   /// is shutting down" (their readers return), later submits get 503.
@@ -70,6 +71,9 @@ class Scheduler {
   struct Sequence;
   void loop();
   void admit();
+  /// Ends the queued requests whose client left (cancelled), so their queue slots are free at
+  /// once rather than when they reach the front. Call with mu_ held.
+  void drop_cancelled_queued();
   void run_step();
   void sample(Sequence& s, float* logits);
   void end(Sequence& s, const std::string& reason, const std::string& error = {});

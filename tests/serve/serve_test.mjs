@@ -2,14 +2,15 @@
 // OpenAI client for completions, streamed chat, stop strings, logprobs and error objects; 12
 // concurrent clients whose greedy text must equal the sequential run and `llm0 generate`; metrics
 // that add up; and malformed or hostile input over raw sockets, the server answering after each.
-// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME LIMITS_PID=PID node serve_test.mjs MAIN_PORT SMALL_PORT LIMITS_PORT
-// (the limits server has 4 connection slots and a 1.5 s request deadline; the last test stops it)
+// Usage: LLM0=... MODEL=DIR MODEL_ID=NAME LIMITS_PID=PID node serve_test.mjs MAIN_PORT SMALL_PORT LIMITS_PORT STALL_PORT
+// (the limits server has 4 connection slots and a 4 s request deadline; the last test stops it;
+// the stall server has a 2 s request deadline and a 10 s read timeout)
 import assert from "node:assert/strict";
 import {execFileSync} from "node:child_process";
 import net from "node:net";
 import OpenAI from "openai";
 
-const [mainPort, smallPort, limitsPort] = process.argv.slice(2).map(Number);
+const [mainPort, smallPort, limitsPort, stallPort] = process.argv.slice(2).map(Number);
 const MODEL = process.env.MODEL_ID;
 const base = (port) => `http://127.0.0.1:${port}`;
 const client = new OpenAI({baseURL: `${base(mainPort)}/v1`, apiKey: "none", maxRetries: 0, timeout: 60000});
@@ -264,13 +265,16 @@ test("12 concurrent clients equal the sequential run; pages return; metrics add 
 });
 
 // Raw HTTP over a socket: sends `chunks` (strings or Buffers) with `gap` ms between them, returns
-// {status, body, closed} where closed means the server ended the connection.
+// {status, head, body, data, closed, ms} where closed means the server ended the connection and ms
+// is the time from the connect to the end.
 function raw(port, chunks, {gap = 0, wait = 5000} = {}) {
   return new Promise((resolve) => {
     const sock = net.connect(port, "127.0.0.1");
+    const t0 = Date.now();
     let data = "";
     const done = (closed) => { sock.destroy(); clearTimeout(timer); resolve({
-      status: Number((data.match(/^HTTP\/1\.1 (\d+)/) || [])[1] || 0), body: data.split("\r\n\r\n").slice(1).join("\r\n\r\n"), closed}); };
+      status: Number((data.match(/^HTTP\/1\.1 (\d+)/) || [])[1] || 0), head: data.split("\r\n\r\n")[0],
+      body: data.split("\r\n\r\n").slice(1).join("\r\n\r\n"), data, closed, ms: Date.now() - t0}); };
     const timer = setTimeout(() => done(false), wait);
     sock.on("data", (d) => { data += d; });
     sock.on("close", () => done(true));
@@ -303,6 +307,33 @@ test("malformed input: a clean error each time, the server still serving", async
   assertErrorObject(await post(C, {prompt: "a", store: "yes"}), 400, "invalid_type", "store");
   assertErrorObject(await post("/v1/chat/completions", {messages: [{role: "user", content: {}}]}), 400, "invalid_type");
   assertErrorObject(await post("/v1/nothing", {}), 404, "not_found");
+  await healthy();
+});
+
+test("client text echoed in an error shows its control characters escaped, not cut at a NUL", async () => {
+  // Found by review: GET /v1/models/%00abc answered "The model '" (the message ended at the NUL).
+  const shown = (res, status, code, text) => {
+    assertErrorObject(res, status, code);
+    const m = res.body.error.message;
+    assert.ok(m.includes(text), `${JSON.stringify(m)} does not show ${JSON.stringify(text)}`);
+    assert.ok(!/[\u0000-\u001f\u007f]/.test(m), `raw control characters in ${JSON.stringify(m)}`);
+  };
+  const get = async (path) => { const r = await fetch(`${base(mainPort)}${path}`); return {status: r.status, body: await r.json()}; };
+  shown(await get("/v1/models/%00abc"), 404, "model_not_found", "'\\u0000abc'");
+  shown(await get("/v1/nothing%00x%1b"), 404, "not_found", "(GET /v1/nothing\\u0000x\\u001b)");
+  const C = "/v1/completions";
+  shown(await post(C, {model: "x\u0000y\u001b[31m\n", prompt: "a"}), 404, "model_not_found", "'x\\u0000y\\u001b[31m\\u000a'");
+  const unknown = await post(C, {prompt: "a", "bo\u0000gus": 1});
+  shown(unknown, 400, "unknown_field", "supplied: bo\\u0000gus");
+  assert.equal(unknown.body.error.param, "bo\u0000gus");  // the field's name as sent (JSON escapes it)
+  shown(await post(C, {prompt: "a", metadata: {"k\u0000": 1}}), 400, "invalid_type", "'metadata.k\\u0000'");
+  shown(await post("/v1/chat/completions", {messages: [{role: "user", content: "x", "r\u0007": 1}]}), 400,
+        "invalid_value", "supplied: r\\u0007");
+  shown(await post(C, {prompt: "a", stream: true, stream_options: {"s\u0000": true}}), 400, "invalid_value",
+        "option: s\\u0000");
+  // A stop string is never echoed; with control characters it still works as a stop string.
+  const r = await post(C, {prompt: "The cat", max_tokens: 3, temperature: 0, stop: ["\u0000\u0001"]});
+  assert.equal(r.status, 200);
   await healthy();
 });
 
@@ -367,8 +398,41 @@ test("a client sending headers slowly neither stalls others nor holds its thread
   assert.ok(r.usage.prompt_tokens >= 1);
   const s = await slow;
   assert.ok(s.closed, "the server did not drop a client that stopped sending (--read-timeout 2)");
+  // Headers stopped for a whole read timeout: 408, not the parser's 400 (found by review).
+  assert.equal(s.status, 408, s.data);
+  assert.equal(JSON.parse(s.body).error.code, "request_timeout");
+  assert.match(JSON.parse(s.body).error.message, /--read-timeout/);
   console.log(`    the stalled client was dropped after ${Date.now() - t0} ms`);
   await healthy();
+});
+
+test("a request cut short anywhere (line, headers, body) gets 408 at the deadline; a silent connection is closed", async () => {
+  // The stall server: --request-timeout 2, --read-timeout 10, so the deadline cuts every stall.
+  // Found by review: part of a request line was closed without a reply, part of the headers got
+  // the parser's 400.
+  const before = await rawMetrics(stallPort);
+  const shapes = {
+    line: ["POST /v1/completions HTT"],
+    headers: ["POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"],
+    body: ["POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"pro"],
+  };
+  const [silent, ...cut] = await Promise.all([raw(stallPort, [], {wait: 8000}),
+                                              ...Object.values(shapes).map((c) => raw(stallPort, c, {wait: 8000}))]);
+  Object.keys(shapes).forEach((name, i) => {
+    const r = cut[i];
+    assert.equal(r.status, 408, `${name}: ${r.data}`);
+    assert.match(r.head, /\r\nConnection: close(\r\n|$)/i, name);
+    const e = JSON.parse(r.body).error;
+    assert.equal(e.code, "request_timeout", name);
+    assert.equal(e.type, "invalid_request_error", name);
+    assert.match(e.message, /within 2 s \(llm0 serve --request-timeout\)/, name);
+    assert.ok(r.closed && r.ms >= 1900 && r.ms < 5000, `${name}: closed ${r.closed} after ${r.ms} ms`);
+  });
+  assert.ok(silent.closed && silent.data === "" && silent.ms >= 1900 && silent.ms < 5000,
+            `a connection that sent nothing: ${JSON.stringify(silent)}`);
+  const after = await rawMetrics(stallPort);
+  assert.equal(after[REJECTED] - before[REJECTED], 3);
+  await healthy(stallPort);
 });
 
 // Starts a streamed completion on the slow server and waits for its first chunk; returns the abort.
@@ -416,6 +480,31 @@ test("queue full: 429 with the error object; queued and running requests cancel 
   await assert.rejects(small.completions.create({...LONG, model: "slow", max_tokens: 5000}), (e) => e.status === 400);
   const r = await small.completions.create({model: "slow", prompt: "A dog", max_tokens: 3, temperature: 0});
   assert.equal(r.usage.completion_tokens, 3);
+});
+
+test("a queued request whose client leaves frees its queue slot at once (a new one is queued, not 429)", async () => {
+  // Found by review: a cancelled request kept its slot until it reached the front of the queue.
+  await idle(smallPort);
+  const before = await metrics(smallPort);
+  const first = await streamStarted(smallPort, LONG);
+  await first.reader.read();                            // running (the one slot)
+  const second = await streamStarted(smallPort, LONG);  // queued: the queue (1) is full
+  assertErrorObject(await streamStarted(smallPort, LONG), 429, "queue_full");
+  second.abort();
+  let m = await metrics(smallPort);
+  for (let i = 0; i < 100 && m.llm0_queue_length !== 0; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    m = await metrics(smallPort);
+  }
+  assert.equal(m.llm0_queue_length, 0, "the cancelled request still holds its queue slot");
+  assert.equal(m.llm0_requests_running, 1);
+  assert.equal(m['llm0_requests_total{outcome="cancelled"}'] - before['llm0_requests_total{outcome="cancelled"}'], 1);
+  const third = await streamStarted(smallPort, LONG);   // admitted to the queue
+  assert.equal(third.status, 200, JSON.stringify(third.body));
+  assert.equal((await metrics(smallPort)).llm0_queue_length, 1);
+  third.abort();
+  first.abort();
+  await idle(smallPort);
 });
 
 // One request over a fresh socket ("Connection: close"), `extra` more raw bytes after it;
@@ -527,7 +616,10 @@ test("a non-streamed request whose client disconnects is cancelled and its pages
   await healthy(smallPort);
 });
 
-test("slow clients fill every connection slot: /health and /metrics answer, others 503, the slow ones 408", async () => {
+test("slow clients cannot hold the slots: past the 1 s grace they make room (408); /health and a completion answer", async () => {
+  // 4 slots, a 4 s request deadline. Found by review: slow clients turned every API request into
+  // 503 server_busy until the deadline. Now a new connection at the cap evicts the request that
+  // has been arriving the longest, once it has taken more than 1 s.
   const before = await rawMetrics(limitsPort);
   // 10 clients send a header line every 200 ms (inside the 1 s read timeout) for 6 s.
   const lines = ["POST /v1/completions HTTP/1.1\r\n"];
@@ -539,28 +631,40 @@ test("slow clients fill every connection slot: /health and /metrics answer, othe
     await new Promise((r) => setTimeout(r, 10));
   }
   await new Promise((r) => setTimeout(r, 200));
+  // Inside the grace nothing is evicted: over the cap, /health answers and the rest gets 503.
+  const early = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2});
+  assertErrorObject({status: early.status, body: early.json}, 503, "server_busy");
+  const health0 = await request(limitsPort, "GET", "/health");
+  assert.equal(health0.status, 200);
+  await new Promise((r) => setTimeout(r, 1300 - (Date.now() - t0)));
+  // Past the grace: each new connection takes the slot of the slowest request (408).
   const health = await request(limitsPort, "GET", "/health");
   assert.equal(health.status, 200);
   assert.deepEqual(health.json, {status: "ok"});
+  const ok = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2, temperature: 0});
+  assert.equal(ok.status, 200, ok.body);
+  const served = Date.now() - t0;
+  assert.ok(served < 3500, `the completion was answered ${served} ms after the slow clients came`);
   const m = await rawMetrics(limitsPort);
   assert.equal(m.llm0_kv_pages_total, 10);
-  const busy = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2});
-  assertErrorObject({status: busy.status, body: busy.json}, 503, "server_busy");
   const ends = await Promise.all(slow);
   const ms = Date.now() - t0;
-  const count = (s) => ends.filter((e) => e.status === s).length;
-  assert.equal(count(408), 4, JSON.stringify(ends.map((e) => e.status)));  // in a slot: the deadline
-  assert.equal(count(503), 6);                                               // over the cap
-  for (const e of ends) {
+  // In a slot: evicted for /health (whose slot then serves the completion and /metrics), the
+  // others at their 4 s deadline; over the cap: headers not in within the overflow's 2 s. Every
+  // one 408 request_timeout, closed.
+  assert.deepEqual(ends.map((e) => e.status), Array(10).fill(408));
+  const messages = ends.map((e) => JSON.parse(e.body).error);
+  for (const [i, e] of ends.entries()) {
     assert.ok(e.closed);
-    assert.equal(JSON.parse(e.body).error.code, e.status === 408 ? "request_timeout" : "server_busy");
+    assert.equal(messages[i].code, "request_timeout");
   }
+  const why = (re) => messages.filter((e) => re.test(e.message)).length;
+  assert.ok(why(/--max-connections/) >= 1, JSON.stringify(messages));
+  assert.equal(why(/--max-connections|--request-timeout/), 4, JSON.stringify(messages));
   assert.ok(ms < 6000, `the slow clients were dropped after ${ms} ms, not at the deadline`);
-  console.log(`    10 slow clients dropped within ${ms} ms`);
+  console.log(`    completion answered ${served} ms after 10 slow clients came; all dropped within ${ms} ms`);
   const after = await rawMetrics(limitsPort);
-  assert.equal(after[REJECTED] - before[REJECTED], 4 + 6 + 1);
-  const ok = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 2, temperature: 0});
-  assert.equal(ok.status, 200);
+  assert.equal(after[REJECTED] - before[REJECTED], 10 + 1);
 });
 
 test("a body sent slowly is cut at the request deadline (408)", async () => {

@@ -6,7 +6,8 @@
 # pool large enough for everything (prefill chunks of 8 tokens and 12 tokens per step, so prompts
 # are read over many steps beside the decodes of the others); a larger model (~10M parameters, context 2048, so one request
 # runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation, and
-# again with 4 connection slots and a 1.5 s request deadline, for slow and idle clients.
+# again with 4 connection slots and a 4 s request deadline, for slow and idle clients; the tiny
+# model again with a 2 s request deadline, for requests that stall part way.
 # The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
 # Usage: tests/serve/test_serve.sh PATH/TO/llm0
 # Exit 77 (ctest SKIP_RETURN_CODE) only when node/npm are missing or npm cannot install the client.
@@ -44,16 +45,24 @@ model tiny 64 96 2 4 2 16 256
 node "$ROOT/bench/peers/scale_weights.mjs" "$WORK/tiny" 8 >/dev/null || die "scale_weights failed"
 model slow 512 1024 4 8 4 64 2048
 
-# Bad connection limits are refused by name before anything starts.
-refused() {
-  local out
-  out=$("$LLM0" serve --model "$WORK/tiny" --port 0 "$@" 2>&1) && die "accepted: $*"
-  grep -q -- "$1" <<<"$out" || die "the refusal of $* does not name $1: $out"
+# Bad flags are refused by name before anything starts (a server that starts is killed after 60 s).
+# refused_saying PATTERN ARGS...: the refusal matches the extended regex PATTERN.
+refused_saying() {
+  local pattern=$1 out; shift
+  out=$(timeout 60 "$LLM0" serve --model "$WORK/tiny" --port 0 "$@" 2>&1) && die "accepted: $*"
+  grep -qE -- "$pattern" <<<"$out" || die "the refusal of $* does not say /$pattern/: $out"
 }
+refused() { refused_saying "$1" "$@"; }
 refused --request-timeout 0
 refused --request-timeout 1e9
 refused --max-connections 0
 refused --read-timeout 100000
+# Found by review: --kv-memory 1e12 named a page count; --model-name "" was ignored; --threads
+# 100000 was accepted.
+refused_saying "^llm0: error: --kv-memory 1e\+12 MiB is more than this machine's memory \([0-9]+ MiB\)" --kv-memory 1e12
+refused_saying "^llm0: error: --kv-pages: .*\[1, 2\^30 = 1073741824\], got 2000000000" --kv-pages 2000000000
+refused_saying "^llm0: error: --model-name must not be empty" --model-name ""
+refused_saying "^llm0: error: --threads: must be in \[0, 1024\].*got 100000" --threads 100000
 
 # start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
 start() {
@@ -74,13 +83,16 @@ start main tiny --page-size 4 --kv-pages 600 --max-batch 16 --max-queue 32 --pre
 MAIN_PORT=$PORT
 start small slow --page-size 16 --kv-pages 300 --max-batch 1 --max-queue 1
 SMALL_PORT=$PORT
-# Connection limits: 4 connections, 1.5 s to send a request, reads of 1 s (so idle keep-alive
+# Connection limits: 4 connections, 4 s to send a request, reads of 1 s (so idle keep-alive
 # connections wait 1 s); a pool of 10 pages of 16 tokens, less than the context (256).
 start limits slow --page-size 16 --kv-pages 10 --max-batch 1 --max-queue 1 --max-connections 4 \
-  --request-timeout 1.5 --read-timeout 1
+  --request-timeout 4 --read-timeout 1
 LIMITS_PORT=$PORT LIMITS_PID=${PIDS[-1]}
+# Stalled requests: a 2 s request deadline well inside the 10 s read timeout.
+start stall tiny --page-size 4 --kv-pages 64 --request-timeout 2 --read-timeout 10
+STALL_PORT=$PORT
 LLM0="$LLM0" MODEL="$WORK/tiny" MODEL_ID=tiny LIMITS_PID=$LIMITS_PID \
-  node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT" "$LIMITS_PORT"
+  node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT" "$LIMITS_PORT" "$STALL_PORT"
 rc=$?
 # A clean shutdown: SIGTERM ends the server with status 0 (the limits server was stopped by the
 # test, SIGTERM with a request running).

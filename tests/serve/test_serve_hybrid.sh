@@ -55,7 +55,8 @@ run_model() {  # run_model NAME on|off: the prefix cache the server must report
   PID=$!
   local port=
   for _ in $(seq 1 300); do
-    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$WORK/server.log")
+    # the whole line (it may be read while being written), which ends with the prefix cache state
+    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\) .*prefix cache [a-z]*)$/\1/p' "$WORK/server.log")
     [ -n "$port" ] && break
     kill -0 "$PID" 2>/dev/null || die "$name: the server exited at start"
     sleep 0.1

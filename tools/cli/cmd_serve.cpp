@@ -8,6 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <pthread.h>
+#include <unistd.h>
+
+#include <memory>
 #include <thread>
 
 #include "common.h"
@@ -38,6 +41,29 @@ struct ServeArgs {
   ServeArgs() { http.limits.max_connections = 0; }  // 0: from max-batch and max-queue
 };
 
+// This machine's memory in MiB (0 if unknown).
+double machine_mib() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (double)pages * (double)page / (1024.0 * 1024.0) : 0;
+}
+
+// The engine, or an error naming the flag that sized its pool (--kv-pages, --kv-memory) and the
+// limit: the pool must fit in this machine's memory (and in 2^30 pages).
+std::unique_ptr<BatchEngine> make_engine(Model& model, const BatchEngineOptions& o, bool pages_given,
+                                         bool memory_given, double memory_mib) {
+  const double mib = machine_mib();
+  LLM0_CHECK(!memory_given || mib == 0 || memory_mib <= mib,
+             "--kv-memory {} MiB is more than this machine's memory ({} MiB); the KV pool must fit in it",
+             memory_mib, (long long)mib);
+  try {
+    return std::make_unique<BatchEngine>(model, o);
+  } catch (const Error& e) {
+    if (memory_given) LLM0_FAIL("--kv-memory {} MiB: {}", memory_mib, e.what());
+    if (pages_given) LLM0_FAIL("--kv-pages {}: {}", o.num_pages, e.what());
+    throw;
+  }
+}
+
 // The served model's name: --model-name, else the last component of --model ("runs/small" -> small).
 std::string model_id(const ServeArgs& a) {
   if (!a.model_name.empty()) return a.model_name;
@@ -46,8 +72,12 @@ std::string model_id(const ServeArgs& a) {
   return p.filename().string();
 }
 
-void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
+void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_given) {
   LLM0_CHECK(!(pages_given && memory_given), "give --kv-pages or --kv-memory, not both");
+  LLM0_CHECK(!name_given || !a.model_name.empty(), "--model-name must not be empty (leave it out to use the "
+             "--model folder's name)");
+  LLM0_CHECK(std::none_of(a.model_name.begin(), a.model_name.end(), [](char ch) { return (unsigned char)ch < 0x20 || ch == 0x7f; }),
+             "--model-name must not contain control characters");
   LLM0_CHECK(a.http.limits.request_timeout_s <= 86400, "--request-timeout must be at most 86400 seconds (a day), got {}",
              a.http.limits.request_timeout_s);
   LLM0_CHECK(a.http.limits.read_timeout_s <= 86400, "--read-timeout must be at most 86400 seconds (a day), got {}",
@@ -63,7 +93,8 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given) {
     a.pool.num_pages = pages_given ? a.kv_pages
                                    : a.sched.max_batch * ((c.max_position_embeddings + a.pool.page_size - 1) / a.pool.page_size);
   }
-  BatchEngine engine(*gm.model, a.pool);
+  const std::unique_ptr<BatchEngine> pool = make_engine(*gm.model, a.pool, pages_given, memory_given, a.kv_memory_mib);
+  BatchEngine& engine = *pool;
   serve::Metrics metrics;
   // Signals go to one waiting thread (blocked before the scheduler and HTTP threads start, so
   // they inherit the mask).
@@ -113,7 +144,15 @@ void register_serve(CLI::App& app) {
   cmd->add_option("--port", a.http.port, "TCP port (0 = any free port, printed at start)")->check(CLI::Range(0, 65535))->capture_default_str();
   cmd->add_option("--max-batch", a.sched.max_batch, "Sequences decoded together in one step (1 to 4096)")->check(CLI::Range(1, kMaxBatch))->capture_default_str();
   cmd->add_option("--max-queue", a.sched.max_queue, "Requests waiting for admission; more get 429 (1 to 65536)")->check(CLI::Range(1, kMaxQueue))->capture_default_str();
-  cmd->add_option("--kv-pages", a.kv_pages, "KV pages in the pool (default: max-batch full contexts)")->check(positive_check());
+  cmd->add_option("--kv-pages", a.kv_pages, "KV pages in the pool, 1 to 2^30 (default: max-batch full contexts)")
+      ->check(CLI::Validator([](std::string& v) -> std::string {
+                               const bool digits = !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+                               if (digits && v.find_first_not_of('0') != std::string::npos &&
+                                   (v.size() < 11 && std::stoll(v) <= (1LL << 30)))
+                                 return "";
+                               return "must be a page count in [1, 2^30 = 1073741824], got " +
+                                      (v.size() > 20 ? "a value of " + std::to_string(v.size()) + " characters" : v);
+                             }, "N in [1, 2^30]"));
   cmd->add_option("--kv-memory", a.kv_memory_mib, "KV pool size in MiB (instead of --kv-pages)")->check(positive_check());
   cmd->add_option("--page-size", a.pool.page_size, "Tokens per KV page")->check(positive_check())->capture_default_str();
   cmd->add_option("--prefill-chunk", a.sched.prefill_chunk, "Prompt tokens per sequence per step (long prompts do not stall decodes)")
@@ -133,7 +172,9 @@ void register_serve(CLI::App& app) {
       ->check(CLI::Range(1, kMaxConnections));
   add_dtype_options(cmd, a.dtypes);
   add_threads_option(cmd);
-  cmd->callback([cmd] { run_serve(a, cmd->count("--kv-pages") > 0, cmd->count("--kv-memory") > 0); });
+  cmd->callback([cmd] {
+    run_serve(a, cmd->count("--kv-pages") > 0, cmd->count("--kv-memory") > 0, cmd->count("--model-name") > 0);
+  });
 }
 
 }  // namespace llm0::cli

@@ -21,10 +21,17 @@ static int g_threads = 0;
 int threads_option() { return g_threads; }
 
 void add_threads_option(CLI::App* cmd) {
-  cmd->add_option("--threads", g_threads, "Threads for OpenMP loops and OpenBLAS (0 = all cores)")
+  cmd->add_option("--threads", g_threads, "Threads for OpenMP loops and OpenBLAS (0 = all cores; at most 1024)")
       ->check(CLI::Validator(
-          [](std::string& s) { return s.rfind('-', 0) == 0 ? "must be >= 0 (0 = all cores), got " + s : ""; },
-          "N >= 0"));
+          [](std::string& s) -> std::string {
+            const std::string range = "must be in [0, " + std::to_string(kMaxThreads) + "] (0 = all cores), got ";
+            if (s.rfind('-', 0) == 0) return range + s;
+            const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+            if (digits && (s.size() > 9 || std::stol(s) > kMaxThreads))
+              return range + (s.size() > 20 ? "a number of " + std::to_string(s.size()) + " digits" : s);
+            return "";
+          },
+          "N in [0, 1024]"));
   cmd->parse_complete_callback([] { llm0::set_num_threads(g_threads); });
 }
 
