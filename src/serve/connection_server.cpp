@@ -220,6 +220,7 @@ ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoute
   set_read_timeout(limits.read_timeout_s, 0);
   set_write_timeout(limits.write_timeout_s, 0);
   set_keep_alive_timeout(limits.keep_alive_timeout_s);
+  set_keep_alive_max_count((size_t)std::max(1, limits.keep_alive_max_requests));
 }
 
 void ConnectionServer::set_backlog(int backlog) {

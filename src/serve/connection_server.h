@@ -37,6 +37,8 @@ struct ConnectionLimits {
   int read_timeout_s = 10;        // one read (> 0)
   int write_timeout_s = 10;       // one write (> 0)
   int keep_alive_timeout_s = 5;   // an idle keep-alive connection waits this long for a request
+  int keep_alive_max_requests = 1000;  // requests per connection before it is closed (>= 1;
+                                       // nginx's keepalive_requests; httplib's own default is 5)
 };
 
 /// What the overflow path answers besides 503 (called on the overflow thread).

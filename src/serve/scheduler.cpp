@@ -141,6 +141,10 @@ void Scheduler::admit() {
     queue_.pop_front();
   }
   metrics_.queue_length = (int64_t)queue_.size();
+  // The running and pages gauges at once, not after the step: a request that left the queue is
+  // counted somewhere whenever /metrics is read (a client could read its first token and see
+  // queue 0, running 0, pages 0 while the step that produced it was still running).
+  publish_gauges();
 }
 
 void Scheduler::run_step() {

@@ -372,6 +372,26 @@ test("a refusal that ends the connection says Connection: close (a keep-alive ag
   agent.destroy();
 });
 
+test("a keep-alive connection serves many requests (not httplib's 5)", async () => {
+  // cpp-httplib closes a connection after 5 requests unless told otherwise; an OpenAI client's
+  // keep-alive agent then reconnects every fifth request. The server keeps it for 1,000 (nginx).
+  const http = await import("node:http");
+  const agent = new http.Agent({keepAlive: true, maxSockets: 1});
+  const sockets = new Set();
+  for (let i = 0; i < 12; ++i) {
+    const [status, connection] = await new Promise((resolve, reject) => {
+      const q = http.get({host: "127.0.0.1", port: mainPort, path: i % 2 ? "/health" : "/v1/models", agent},
+                         (res) => { res.resume(); res.on("end", () => resolve([res.statusCode, res.headers.connection])); });
+      q.on("socket", (s) => sockets.add(s));
+      q.on("error", reject);
+    });
+    assert.equal(status, 200);
+    assert.notEqual(connection, "close", `request ${i + 1} closed the connection`);
+  }
+  assert.equal(sockets.size, 1, `12 requests used ${sockets.size} connections`);
+  agent.destroy();
+});
+
 test("a chunked upload is refused (411) before its body is read", async () => {
   // cpp-httplib applies the body limit to a Content-Length only; a chunked body over the limit
   // used to be read whole (found by review: 300 MB accepted).
