@@ -37,6 +37,7 @@ struct Connection {
   const SocketStream* stream = nullptr;
   bool probed = false;  // a FIN was seen and the probe written (for this request)
   bool close = false;   // end the connection after this response
+  bool last = false;    // this response is its last (counted in ConnectionQueue::closing_)
   Wake wake;            // ends its reads when it is evicted
   // Since when it reads a request (its first one: since it got a thread; a kept-alive one: since
   // its first byte); kNotReading while the request is handled or answered, or it waits idle.
@@ -72,7 +73,14 @@ class ConnectionQueue final : public httplib::TaskQueue {
 
   void enqueue(std::function<void()> fn) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      // A connection answering its last request (Connection: close) frees its thread within
+      // moments: wait for it (at most kHandoff), or a client that reconnects at once after such
+      // a reply would find every slot taken.
+      std::unique_lock<std::mutex> lock(mu_);
+      const auto until = Clock::now() + kHandoff;
+      while (busy_ >= workers_ && closing_ > 0 && idle_ <= yielding_ && !stopping_ &&
+             released_.wait_until(lock, until) != std::cv_status::timeout) {
+      }
       // Every thread busy, but some only wait idle on kept-alive connections: one of them gives
       // its thread up (within 50 ms) and this connection takes it. Else a slow request makes
       // room (its thread answers 408 and ends it at once).
@@ -87,6 +95,24 @@ class ConnectionQueue final : public httplib::TaskQueue {
       }
     }
     overflow_.enqueue(std::move(fn));
+  }
+  /// The calling thread's connection `c` will end after the response being prepared (its last).
+  void closing(Connection* c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!c->last) c->last = true, ++closing_;
+  }
+  /// The calling thread's connection `c` has been answered for the last time: its thread counts as
+  /// free from now (it only closes the socket before it takes the next connection).
+  void release(Connection* c) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (tl_released) return;
+      tl_released = true;
+      closing_ -= c->last;
+      c->last = false;
+      --busy_;
+    }
+    released_.notify_all();
   }
   void shutdown() override {
     {
@@ -164,23 +190,29 @@ class ConnectionQueue final : public httplib::TaskQueue {
         fn = std::move(jobs_.front());
         jobs_.pop_front();
       }
+      tl_released = false;
       fn();
       std::lock_guard<std::mutex> lock(mu_);
-      --busy_;
+      if (!tl_released) --busy_;
     }
     if (tl_wake_fd >= 0) ::close(tl_wake_fd);
   }
 
+  // How long a new connection at the cap waits for a closing connection's thread.
+  static constexpr Clock::duration kHandoff = std::chrono::milliseconds(100);
   static thread_local ConnectionQueue* tl_queue;
   static thread_local int tl_wake_fd;
+  static thread_local bool tl_released;  // this thread's connection was released (release())
   int workers_;
   Clock::duration grace_;
   std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable released_;       // a thread was released (release())
   std::list<std::function<void()>> jobs_;  // guarded by mu_
   int busy_ = 0;                           // connections given a thread (queued or served)
   int idle_ = 0;                           // of them, kept-alive ones waiting for a request
   int yielding_ = 0;                       // idle ones asked to give their thread up
+  int closing_ = 0;                        // of them, answering their last request
   bool stopping_ = false;
   std::set<Connection*> live_;             // connections being served
   std::vector<std::thread> threads_;
@@ -188,6 +220,7 @@ class ConnectionQueue final : public httplib::TaskQueue {
 };
 thread_local ConnectionQueue* ConnectionQueue::tl_queue = nullptr;
 thread_local int ConnectionQueue::tl_wake_fd = -1;
+thread_local bool ConnectionQueue::tl_released = false;
 
 // Waits for a connection's next request: true when bytes (or EOF) arrive within the keep-alive
 // timeout and the request deadline; false when the server stops, the connection is evicted, or
@@ -210,6 +243,13 @@ bool await_request(const SocketStream& strm, const Connection& conn, const Conne
   if (q) q->idle(-1);
   return ready && !conn.wake.evicted;
 }
+
+// The request asks to end its connection after the reply (httplib then closes it): Connection:
+// close, or HTTP/1.0 without Connection: Keep-Alive.
+bool last_request(const httplib::Request& q) {
+  const std::string c = q.get_header_value("Connection");
+  return c == "close" || (q.version == "HTTP/1.0" && c != "Keep-Alive");
+}
 }  // namespace
 
 ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes)
@@ -229,7 +269,7 @@ void ConnectionServer::set_backlog(int backlog) {
 
 ConnectionServer& ConnectionServer::Get(const std::string& pattern, Handler handler) {
   httplib::Server::Get(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
-    request_read();
+    request_read(last_request(q));
     h(q, r);
   });
   return *this;
@@ -237,7 +277,7 @@ ConnectionServer& ConnectionServer::Get(const std::string& pattern, Handler hand
 
 ConnectionServer& ConnectionServer::Post(const std::string& pattern, Handler handler) {
   httplib::Server::Post(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
-    request_read();
+    request_read(last_request(q));
     h(q, r);
   });
   return *this;
@@ -264,6 +304,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     if (kept_alive && q) q->reading(&conn, true);
     conn.probed = false;
     bool closed = false;
+    if (left == 1 && q) q->closing(&conn);
     ret = process_request(strm, left == 1, closed, nullptr);
     if (!ret && strm.written() == 0 && strm.received() > 0 && strm.cut() != Cut::none) {
       // Part of a request line, then nothing: httplib gives up without a reply. Answer 408.
@@ -275,7 +316,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     if (!ret || closed || conn.close || conn.wake.evicted) break;
   }
   tl_connection = nullptr;
-  if (q) q->remove(&conn);
+  if (q) q->remove(&conn), q->release(&conn);  // this thread takes the next connection as soon as it closes this one
   if (conn.close && q) {  // the overflow thread drains and closes it; this thread is free at once
     ::shutdown(sock, SHUT_WR);
     q->linger(sock);
@@ -286,8 +327,11 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
   return ret;
 }
 
-void request_read() {
-  if (ConnectionQueue* q = ConnectionQueue::current(); q && tl_connection) q->reading(tl_connection, false);
+void request_read(bool last) {
+  ConnectionQueue* q = ConnectionQueue::current();
+  if (!q || !tl_connection) return;
+  q->reading(tl_connection, false);
+  if (last) q->closing(tl_connection);
 }
 
 bool client_gone(const std::function<bool()>& probe) {
@@ -301,7 +345,9 @@ bool client_gone(const std::function<bool()>& probe) {
 }
 
 void close_after_response() {
-  if (tl_connection) tl_connection->close = true;
+  if (!tl_connection) return;
+  tl_connection->close = true;
+  if (ConnectionQueue* q = ConnectionQueue::current()) q->closing(tl_connection);
 }
 
 std::string request_timeout_message() {

@@ -55,6 +55,8 @@ class ConnectionServer : public httplib::Server {
   /// from then on its connection is never evicted).
   ConnectionServer& Get(const std::string& pattern, Handler handler);
   ConnectionServer& Post(const std::string& pattern, Handler handler);
+  /// The server has been told to stop (stop()): requests still arriving are not served.
+  bool stopping() const { return svr_sock_ == INVALID_SOCKET; }
   /// After bind: lets the kernel queue up to `backlog` connections not yet accepted (httplib
   /// listens with a backlog of 5, so a burst of connections would see dropped SYNs and connect
   /// only after the client's retransmission, 1 s to 15 s later).
@@ -83,8 +85,10 @@ bool client_gone(const std::function<bool()>& probe);
 std::string request_timeout_message();
 
 /// The calling HTTP thread's request was read whole (its handler starts): its connection can no
-/// longer be evicted to make room. Called by the handlers of ConnectionServer::Get / Post.
-void request_read();
+/// longer be evicted to make room; `last`: the connection ends after this reply (the client asked
+/// for Connection: close), so a new connection at the cap may wait for its thread (≤ 100 ms).
+/// Called by the handlers of ConnectionServer::Get / Post.
+void request_read(bool last);
 
 /// Ends the calling HTTP thread's connection after the response being written (a request whose
 /// rest was not read, or could not be parsed, leaves the stream at an unknown place).

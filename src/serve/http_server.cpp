@@ -40,6 +40,12 @@ struct HttpServer::Impl {
     res.status = e.status;
     res.set_content(dump_json(e.to_json()), "application/json");
   }
+  // A reply after which the connection ends (close_after_response) says so: Connection: close —
+  // unless the request said it, in which case httplib adds that header itself (once is enough).
+  static void closing_reply(const httplib::Request& q, httplib::Response& r) {
+    close_after_response();
+    if (q.get_header_value("Connection") != "close") r.set_header("Connection", "close");
+  }
 
   json model_card() const {
     const ModelConfig& c = model.config();
@@ -93,34 +99,43 @@ void HttpServer::Impl::routes() {
   // request line, and httplib ends the connection).
   http.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
     std::string te = q.get_header_value("Transfer-Encoding");
+    const bool has_body = q.method == "POST" || q.method == "PUT" || q.method == "PATCH" || q.method == "DELETE";
     std::transform(te.begin(), te.end(), te.begin(), [](unsigned char c) { return (char)std::tolower(c); });
     // Content-Length: one decimal number; several that disagree are refused (RFC 9112 §6.3) —
     // httplib would read the first, and a negative one parses as a huge unsigned length.
     const size_t lengths = q.get_header_value_count("Content-Length");
     for (size_t i = 0; i < lengths; ++i) {
       const std::string v = q.get_header_value("Content-Length", i);
-      if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos ||
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
           v != q.get_header_value("Content-Length", 0)) {
         metrics.count(Outcome::rejected);
-        close_after_response();  // the body's length is unknown: nothing more can be read
-        r.set_header("Connection", "close");
+        closing_reply(q, r);  // the body's length is unknown: nothing more can be read
         send_error(r, ApiError(400, "Content-Length must be one decimal number of bytes (given: '" + v + "')",
                                "", "invalid_request_error", "bad_request"));
         return httplib::Server::HandlerResponse::Handled;
       }
     }
     if (te.find("chunked") == std::string::npos) {
-      // httplib would read (and drop) a body over the limit before answering 413: refuse it now.
-      if (q.get_header_value<uint64_t>("Content-Length") <= opt.max_body_bytes) return httplib::Server::HandlerResponse::Unhandled;
+      // httplib would read (and drop) a body over the limit before answering 413: refuse it now
+      // (a length of more than 19 digits is over any limit; it does not fit 64 bits either).
+      const std::string v = q.get_header_value("Content-Length");
+      if (v.size() <= 19 && q.get_header_value<uint64_t>("Content-Length") <= opt.max_body_bytes) {
+        // A POST with neither a length nor chunks has an empty body (RFC 9112 §6.3), but httplib
+        // would read one until the client closes: refuse it as it stands.
+        if (lengths > 0 || !has_body) return httplib::Server::HandlerResponse::Unhandled;
+        metrics.count(Outcome::rejected);
+        closing_reply(q, r);
+        send_error(r, ApiError(411, "a request body needs a Content-Length header (its size in bytes)", "",
+                               "invalid_request_error", "length_required"));
+        return httplib::Server::HandlerResponse::Handled;
+      }
       metrics.count(Outcome::rejected);
-      close_after_response();
-      r.set_header("Connection", "close");  // a keep-alive client must not reuse the socket
+      closing_reply(q, r);  // a keep-alive client must not reuse the socket
       send_error(r, too_large());
       return httplib::Server::HandlerResponse::Handled;
     }
     metrics.count(Outcome::rejected);
-    close_after_response();  // the body was not read
-    r.set_header("Connection", "close");
+    closing_reply(q, r);  // the body was not read
     send_error(r, ApiError(411, "request bodies sent with Transfer-Encoding: chunked are not accepted; "
                            "send a Content-Length", "", "invalid_request_error", "length_required"));
     return httplib::Server::HandlerResponse::Handled;
@@ -132,9 +147,10 @@ void HttpServer::Impl::routes() {
   http.set_error_handler([this](const httplib::Request& q, httplib::Response& r) {
     if (!r.body.empty()) return;
     metrics.count(Outcome::rejected);
-    close_after_response();  // the rest of the request may be unread
-    r.set_header("Connection", "close");
-    if (const std::string late = request_timeout_message(); r.status == 400 && !late.empty())
+    closing_reply(q, r);  // the rest of the request may be unread
+    if (r.status == 400 && http.stopping())  // the server stopped while the request arrived
+      send_error(r, ApiError(503, kShuttingDown, "", "server_error", "shutting_down"));
+    else if (const std::string late = request_timeout_message(); r.status == 400 && !late.empty())
       send_error(r, ApiError::request_timeout(late));  // a read stalled or passed the deadline
     else if (r.status == 404)
       send_error(r, ApiError(404, format("Invalid URL ({} {})", q.method, q.path), "", "invalid_request_error", "not_found"));

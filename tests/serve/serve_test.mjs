@@ -594,10 +594,18 @@ test("every refusal of the HTTP layer has its code and counts as rejected", asyn
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Transfer-Encoding: chunked\r\n"})), 411, "length_required"],
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: -5\r\n"})), 400, "bad_request"],
     [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: 5\r\nContent-Length: 50\r\n"})), 400, "bad_request"],
+    // Found by review: a POST with no length waited for a body until the read timeout (then 408);
+    // a length too large for 64 bits got 400 instead of 413.
+    [await timed(request(mainPort, "POST", "/v1/completions", null)), 411, "length_required"],
+    [await timed(request(mainPort, "POST", "/v1/completions", null, {head: "Content-Length: 18446744073709551616\r\n"})), 413, "request_too_large"],
     [await timed(request(mainPort, "POST", "/v1/completions", "{")), 400, "invalid_json"],
     [await timed(request(mainPort, "GET", "/v1/models/nope", null)), 404, "model_not_found"],
   ];
-  for (const [r, status, code] of checks) assertErrorObject({status: r.status, body: r.json ?? r.body}, status, code);
+  for (const [r, status, code] of checks) {
+    assertErrorObject({status: r.status, body: r.json ?? r.body}, status, code);
+    // The request said Connection: close, and so does every refusal — once (found by review: twice).
+    if (r.head) assert.equal((r.head.match(/^connection:/gim) || []).length, 1, r.head);
+  }
   const after = await rawMetrics(mainPort);
   assert.equal(after[REJECTED] - before[REJECTED], checks.length);
   const pool = await request(limitsPort, "POST", "/v1/completions", {prompt: "a", max_tokens: 200});
@@ -634,6 +642,18 @@ test("a non-streamed request whose client disconnects is cancelled and its pages
   assert.equal(after['llm0_requests_total{outcome="cancelled"}'] - before['llm0_requests_total{outcome="cancelled"}'], 1);
   assert.ok(after.llm0_generation_tokens_total - before.llm0_generation_tokens_total < 1800);
   await healthy(smallPort);
+});
+
+test("clients that reconnect at once after Connection: close find a slot (no 503 at 4 slots)", async () => {
+  // Found by review: a thread counted as busy until it had closed its socket, so a client that
+  // reconnected right after its Connection: close reply could find all 4 slots taken (503).
+  const statuses = await Promise.all([0, 1, 2, 3].map(async () => {
+    const got = [];
+    for (let i = 0; i < 30; ++i) got.push((await request(limitsPort, "GET", i % 2 ? "/v1/models" : "/health", null)).status);
+    return got;
+  }));
+  const flat = statuses.flat();
+  assert.deepEqual(flat.filter((s) => s !== 200), [], `${flat.length} requests`);
 });
 
 test("slow clients cannot hold the slots: past the 1 s grace they make room (408); /health and a completion answer", async () => {
@@ -710,14 +730,19 @@ test("idle keep-alive connections give their threads up to a new one", async () 
   for (const s of socks) s.destroy();
 });
 
-test("a running request at shutdown ends with 503 shutting_down", async () => {
+test("at shutdown a running request, and one still arriving, end with 503 shutting_down", async () => {
+  // A request still arriving at shutdown (found by review: 400 "could not be parsed"); the read
+  // timeout here is 1 s, so the server is stopped well inside it.
+  const arriving = raw(limitsPort, ["POST /v1/completions HTTP/1.1\r\nHost: x\r\n"], {wait: 5000});
   const running = request(limitsPort, "POST", "/v1/completions",
                           {prompt: "A dog", max_tokens: 140, temperature: 0, ignore_eos: true});
   for (let i = 0; i < 200 && (await rawMetrics(limitsPort)).llm0_requests_running !== 1; i++)
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 5));
   process.kill(Number(process.env.LIMITS_PID), "SIGTERM");
   const r = await running;
   assertErrorObject({status: r.status, body: r.json}, 503, "shutting_down");
+  const a = await arriving;
+  assertErrorObject({status: a.status, body: JSON.parse(a.body)}, 503, "shutting_down");
 });
 
 let failed = 0;
