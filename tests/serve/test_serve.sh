@@ -73,6 +73,7 @@ refused_saying "^llm0: error: --page-size 257 must be in \[1, max_position_embed
 refused_saying "^llm0: error: --kv-memory 1e-300 MiB is less than one KV page \(16 tokens, 8192 bytes" --kv-memory 1e-300
 cp -r "$WORK/tiny" "$WORK/long"
 sed -i 's/"max_position_embeddings": *256/"max_position_embeddings": 1048576/' "$WORK/long/config.json"
+grep -q '"max_position_embeddings": 1048576' "$WORK/long/config.json" || die "the long model's context was not set"
 out=$(timeout 60 "$LLM0" serve --model "$WORK/long" --port 0 --max-batch 4096 2>&1) && die "accepted: a 2 TiB default pool"
 grep -qE -- "^llm0: error: --max-batch 4096: the default KV pool \(4096 full contexts of 1048576 tokens = 268435456 pages, \
 2097152 MiB\) (is more than this machine's memory \([0-9]+ MiB\)|: KV page pool: cannot allocate .*); lower --max-batch or set \
