@@ -128,6 +128,28 @@ TEST(ServeProtocol, AHugeIntegerIsOutOfRangeNotAFraction) {
   EXPECT_NE(std::string(f.what()).find("must be an integer"), std::string::npos) << f.what();
 }
 
+// Found by review: "seed" -1 or 2^64 said "must be in [0, 9223372036854775807], got 1.84467e+19"
+// while the whole [0, 2^64) is accepted; the message gives the real range and the number in full.
+TEST(ServeProtocol, SeedTakesTheWholeUnsigned64RangeAndItsRefusalSaysSo) {
+  const auto message = [](const std::string& seed) {
+    return std::string(refusal_of(R"({"prompt": "a", "seed": )" + seed + "}", Endpoint::completions).what());
+  };
+  EXPECT_EQ(message("-1"), "'seed' must be in [0, 18446744073709551615], got -1");
+  EXPECT_EQ(message("18446744073709551616"), "'seed' must be in [0, 18446744073709551615], got 18446744073709551616");
+  EXPECT_EQ(message("-9223372036854775809"), "'seed' must be in [0, 18446744073709551615], got -9223372036854775808");
+  EXPECT_EQ(message("1e300"), "'seed' must be in [0, 18446744073709551615], got 1e+300");
+  EXPECT_EQ(message("0.5"), "'seed' must be an integer, got number");
+  // Accepted: both ends, and an integer written as a double (1.8e19 = 18000000000000000000).
+  for (const auto& [text, seed] : std::vector<std::pair<std::string, uint64_t>>{
+           {"0", 0}, {"18446744073709551615", UINT64_MAX}, {"1.8e19", 18000000000000000000ull}, {"7.0", 7}}) {
+    const CompletionRequest r = parse_request(R"({"prompt": "a", "seed": )" + text + "}", Endpoint::completions);
+    EXPECT_EQ(r.sampler.seed, seed) << text;
+  }
+  // Other integer fields print a large integer in full, not in 6 digits.
+  EXPECT_NE(std::string(refusal_of(R"({"prompt": "a", "max_tokens": 123456789012.0})", Endpoint::completions).what())
+                .find("got 123456789012"), std::string::npos);
+}
+
 TEST(ServeProtocol, DeeplyNestedJsonIsRefusedWithoutRecursion) {
   const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
   EXPECT_EQ(refusal_of(deep, Endpoint::completions).code, "invalid_json");

@@ -55,6 +55,20 @@ std::vector<PageRows> page_rows(const ModelConfig& cfg) {
   return rows;
 }
 
+/// Numbers per token: of the paged layers' rows (K + V) and of the sliding layers' K and V.
+struct PageNumbers {
+  size_t token = 0, window = 0;
+};
+PageNumbers page_numbers(const ModelConfig& cfg, const std::vector<PageRows>& rows) {
+  PageNumbers n;
+  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
+    n.token += (size_t)rows[(size_t)il].k + (size_t)rows[(size_t)il].v;
+    if (cfg.layer(il).kind == LayerKind::SlidingAttention)
+      n.window += 2 * (size_t)cfg.num_key_value_heads * cfg.head_dim;
+  }
+  return n;
+}
+
 /// The per-sequence state of the layers outside the pages, for up to `reserve` tokens: a
 /// RingKvCache per sliding-window layer, a RecurrentState per linear-attention layer, null for
 /// paged layers.
@@ -134,18 +148,8 @@ BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new 
              "page size {} must be in [1, max_position_embeddings={}]", o.page_size,
              cfg.max_position_embeddings);
   const std::vector<PageRows> rows = page_rows(cfg);
-  size_t token_numbers = 0, window_numbers = 0;
-  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
-    token_numbers += (size_t)rows[(size_t)il].k + (size_t)rows[(size_t)il].v;
-    if (cfg.layer(il).kind == LayerKind::SlidingAttention)
-      window_numbers += 2 * (size_t)cfg.num_key_value_heads * cfg.head_dim;
-  }
-  const size_t number = (size_t)cache_dtype_bytes(model.kv_dtype());
-  // One page: page_size tokens × the paged layers' K and V rows. Without paged layers the budget
-  // unit is page_size tokens of the sliding layers' rows, or else one sequence's state.
-  size_t unit = (size_t)o.page_size * token_numbers * number;
-  if (unit == 0) unit = (size_t)o.page_size * window_numbers * number;
-  if (unit == 0) unit = allocated_bytes(make_states(cfg, 1, model.kv_dtype()));
+  const PageNumbers numbers = page_numbers(cfg, rows);
+  const size_t unit = page_bytes(model, o.page_size);
   long pages = o.num_pages;
   if (pages == 0) {
     LLM0_CHECK(o.kv_memory_bytes > 0, "the KV pool needs a page count or a memory size (both are 0)");
@@ -155,15 +159,26 @@ BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new 
   }
   LLM0_CHECK(pages > 0 && pages <= (1L << 30), "page count {} must be in [1, 2^30]", pages);
   impl_->model = &model;
-  impl_->paged = token_numbers > 0;
+  impl_->paged = numbers.token > 0;
   impl_->unit_bytes = unit;
   impl_->pool = std::make_unique<PagePool>((int)pages, o.page_size, rows, model.kv_dtype());
-  if (o.prefix_cache && window_numbers == 0 && !cfg.has_linear_layers())
+  if (o.prefix_cache && numbers.window == 0 && !cfg.has_linear_layers())
     impl_->prefix = std::make_unique<PrefixCache>(*impl_->pool);
   guard.release();
 }
 
 BatchEngine::~BatchEngine() { delete impl_; }
+
+size_t BatchEngine::page_bytes(const Model& model, int page_size) {
+  const ModelConfig& cfg = model.config();
+  const PageNumbers n = page_numbers(cfg, page_rows(cfg));
+  const size_t number = (size_t)cache_dtype_bytes(model.kv_dtype());
+  // One page: page_size tokens × the paged layers' K and V rows. Without paged layers the budget
+  // unit is page_size tokens of the sliding layers' rows, or else one sequence's state.
+  if (n.token > 0) return (size_t)page_size * n.token * number;
+  if (n.window > 0) return (size_t)page_size * n.window * number;
+  return allocated_bytes(make_states(cfg, 1, model.kv_dtype()));
+}
 
 std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reserve_tokens) {
   Impl& m = *impl_;

@@ -43,6 +43,9 @@ class BatchEngine {
   /// V and the MLA layers' latent rows) is the budget unit; without full-attention layers, page_size tokens of the sliding
   /// layers' K and V, or else one sequence's recurrent state.
   BatchEngine(Model& model, const BatchEngineOptions& options);
+  /// Bytes of one page of the budget (see above) for `model` with pages of `page_size` tokens
+  /// (>= 1): page_size × the paged layers' K/V numbers per token × the KV dtype's bytes, etc.
+  static size_t page_bytes(const Model& model, int page_size);
   ~BatchEngine();
   BatchEngine(const BatchEngine&) = delete;
   BatchEngine& operator=(const BatchEngine&) = delete;

@@ -3,6 +3,8 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <set>
 
 #include "core/check.h"
@@ -34,13 +36,32 @@ double number(const json& v, const char* name) {
   return x;
 }
 
+// The number as the request gave it, for messages: an integer exactly (2^64, which JSON parsing
+// holds as a double, prints 18446744073709551616, not 1.84467e+19), another number in the
+// shortest text that reads back to it.
+std::string number_text(const json& v) {
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e21) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.0f", d);
+      return text;
+    }
+  }
+  return v.dump();
+}
+
+[[noreturn]] void out_of_range(const char* name, const std::string& range, const json& v) {
+  bad(name, format("'{}' must be in {}, got {}", name, range, number_text(v)));
+}
+
 // An integer in [lo, hi] (a JSON number with no fraction part; 16.0 is accepted, 16.5 is not).
 long long integer(const json& v, const char* name, long long lo, long long hi) {
   if (!v.is_number()) bad_type(name, "an integer", v);
+  const std::string range = format("[{}, {}]", lo, hi);
   if (v.is_number_unsigned()) {
     const auto u = v.get<unsigned long long>();
-    if (u > (unsigned long long)hi || (lo > 0 && u < (unsigned long long)lo))
-      bad(name, format("'{}' must be in [{}, {}], got {}", name, lo, hi, u));
+    if (u > (unsigned long long)hi || (lo > 0 && u < (unsigned long long)lo)) out_of_range(name, range, v);
     return (long long)u;
   }
   long long x = 0;
@@ -49,13 +70,23 @@ long long integer(const json& v, const char* name, long long lo, long long hi) {
   } else {
     const double d = v.get<double>();
     if (!std::isfinite(d) || d != std::floor(d)) bad_type(name, "an integer", v);
-    if (d < (double)lo || d > (double)hi)  // 1e30: an integer, out of range
-      bad(name, format("'{}' must be in [{}, {}], got {}", name, lo, hi, d));
+    if (d < (double)lo || d > (double)hi) out_of_range(name, range, v);  // 1e30: an integer, out of range
     x = (long long)d;
   }
-  if (x < lo || x > hi)
-    bad(name, format("'{}' must be in [{}, {}], got {}", name, lo, hi, x));
+  if (x < lo || x > hi) out_of_range(name, range, v);
   return x;
+}
+
+// An integer in [0, 2^64 - 1] (a JSON number with no fraction part).
+uint64_t unsigned64(const json& v, const char* name) {
+  if (v.is_number_unsigned()) return v.get<unsigned long long>();
+  const std::string range = format("[0, {}]", UINT64_MAX);
+  if (!v.is_number()) bad_type(name, "an integer", v);
+  if (v.is_number_integer()) out_of_range(name, range, v);  // a signed integer here is negative
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d != std::floor(d)) bad_type(name, "an integer", v);
+  if (d < 0 || d >= 0x1p64) out_of_range(name, range, v);
+  return (uint64_t)d;
 }
 
 double in_range(const json& v, const char* name, double lo, bool lo_open, double hi) {
@@ -163,8 +194,7 @@ void parse_sampling(const json& body, CompletionRequest& r) {
   if (const json* v = field(body, "repetition_penalty"))
     s.repetition_penalty = in_range(*v, "repetition_penalty", 0, true, 10);
   if (const json* v = field(body, "seed")) {
-    if (v->is_number_unsigned()) s.seed = v->get<unsigned long long>();
-    else s.seed = (uint64_t)integer(*v, "seed", 0, LLONG_MAX);
+    s.seed = unsigned64(*v, "seed");
     r.seed_given = true;
   }
 }

@@ -63,6 +63,31 @@ refused_saying "^llm0: error: --kv-memory 1e\+12 MiB is more than this machine's
 refused_saying "^llm0: error: --kv-pages: .*\[1, 2\^30 = 1073741824\], got 2000000000" --kv-pages 2000000000
 refused_saying "^llm0: error: --model-name must not be empty" --model-name ""
 refused_saying "^llm0: error: --threads: must be in \[0, 1024\].*got 100000" --threads 100000
+# Found by review (issue 17): --max-body 1e-9 and 1e30 were accepted; --page-size 257 and
+# --kv-memory 1e-300 named no flag; the default pool (--max-batch full contexts) failed to allocate
+# naming no flag (a copy of the tiny model with a context of 2^20 tokens: 4096 × 2^20 tokens of
+# 2 layers × 2 × 2 KV heads × 16 × 4 bytes = 2 TiB).
+refused_saying "^llm0: error: --max-body: must be a size in MiB in \[0.0009765625, 1048576\] \(1 KiB to 1 TiB\), got 1e-9" --max-body 1e-9
+refused_saying "^llm0: error: --max-body: must be .*\[0.0009765625, 1048576\].*, got 1e30" --max-body 1e30
+refused_saying "^llm0: error: --page-size 257 must be in \[1, max_position_embeddings=256\]" --page-size 257
+refused_saying "^llm0: error: --kv-memory 1e-300 MiB is less than one KV page \(16 tokens, 8192 bytes" --kv-memory 1e-300
+cp -r "$WORK/tiny" "$WORK/long"
+sed -i 's/"max_position_embeddings": *256/"max_position_embeddings": 1048576/' "$WORK/long/config.json"
+grep -q '"max_position_embeddings": 1048576' "$WORK/long/config.json" || die "the long model's context was not set"
+out=$(timeout 60 "$LLM0" serve --model "$WORK/long" --port 0 --max-batch 4096 2>&1) && die "accepted: a 2 TiB default pool"
+grep -qE -- "^llm0: error: --max-batch 4096: the default KV pool \(4096 full contexts of 1048576 tokens = 268435456 pages, \
+2097152 MiB\) (is more than this machine's memory \([0-9]+ MiB\)|: KV page pool: cannot allocate .*); lower --max-batch or set \
+--kv-pages / --kv-memory$" <<<"$out" || die "the refusal of the default 2 TiB pool says: $out"
+# An IPv6 address is printed in brackets (http://[::1]:PORT); skipped where ::1 cannot be bound.
+"$LLM0" serve --model "$WORK/tiny" --port 0 --host ::1 --threads 1 2>"$WORK/v6.log" &
+V6=$!
+for _ in $(seq 1 300); do grep -q "listening on" "$WORK/v6.log" && break; kill -0 $V6 2>/dev/null || break; sleep 0.1; done
+if grep -q "listening on" "$WORK/v6.log"; then
+  grep -qE "listening on http://\[::1\]:[1-9][0-9]* \(model tiny" "$WORK/v6.log" || die "the IPv6 listening line: $(cat "$WORK/v6.log")"
+else
+  echo "test_serve: ::1 not available here, the IPv6 listening line is not checked: $(cat "$WORK/v6.log")"
+fi
+kill $V6 2>/dev/null; wait $V6 2>/dev/null
 
 # start NAME MODEL ARGS...: starts `llm0 serve` on a free port; sets PORT.
 start() {

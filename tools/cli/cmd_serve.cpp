@@ -4,6 +4,7 @@
 // "llm0 serve: listening on http://HOST:PORT ..." on stderr once it accepts connections (with
 // --port 0 the system picks a free port and the line tells which); SIGINT / SIGTERM stop it.
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -47,21 +48,65 @@ double machine_mib() {
   return pages > 0 && page > 0 ? (double)pages * (double)page / (1024.0 * 1024.0) : 0;
 }
 
-// The engine, or an error naming the flag that sized its pool (--kv-pages, --kv-memory) and the
-// limit: the pool must fit in this machine's memory (and in 2^30 pages).
-std::unique_ptr<BatchEngine> make_engine(Model& model, const BatchEngineOptions& o, bool pages_given,
-                                         bool memory_given, double memory_mib) {
-  const double mib = machine_mib();
-  LLM0_CHECK(!memory_given || mib == 0 || memory_mib <= mib,
-             "--kv-memory {} MiB is more than this machine's memory ({} MiB); the KV pool must fit in it",
-             memory_mib, (long long)mib);
-  try {
-    return std::make_unique<BatchEngine>(model, o);
-  } catch (const Error& e) {
-    if (memory_given) LLM0_FAIL("--kv-memory {} MiB: {}", memory_mib, e.what());
-    if (pages_given) LLM0_FAIL("--kv-pages {}: {}", o.num_pages, e.what());
-    throw;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// A size in MiB for messages: whole MiB from 1024 up (8388608, not 8.38861e+06).
+std::string mib_text(double mib) { return mib < 1024 ? format("{}", mib) : format("{}", (long long)std::llround(mib)); }
+
+// The KV pool as the messages name it: the flag that sized it with its value, its size in MiB,
+// and what to change when it does not fit.
+struct PoolSize {
+  std::string said, remedy;
+  double mib = 0;
+};
+
+// Sets a.pool's page count (or memory size) from --kv-pages, --kv-memory or the default
+// (--max-batch full contexts). Throws llm0::Error naming the flag for a --page-size above the
+// context or a --kv-memory smaller than one page.
+PoolSize size_pool(ServeArgs& a, const Model& model, bool pages_given, bool memory_given) {
+  const ModelConfig& c = model.config();
+  const int ps = a.pool.page_size, ctx = c.max_position_embeddings;
+  LLM0_CHECK(ps <= ctx, "--page-size {} must be in [1, max_position_embeddings={}]", ps, ctx);
+  const double page = (double)BatchEngine::page_bytes(model, ps);
+  if (memory_given) {
+    LLM0_CHECK(a.kv_memory_mib * kMiB >= page, "--kv-memory {} MiB is less than one KV page ({} tokens, {} bytes = {} MiB)",
+               a.kv_memory_mib, ps, (long long)page, page / kMiB);
+    a.pool.num_pages = 0;  // the bytes are set once they are known to fit
+    return {format("--kv-memory {} MiB", a.kv_memory_mib), "; lower --kv-memory", a.kv_memory_mib};
   }
+  if (pages_given) {
+    a.pool.num_pages = a.kv_pages;
+    const double mib = a.kv_pages * page / kMiB;
+    return {format("--kv-pages {} ({} MiB)", a.kv_pages, mib_text(mib)), "; lower --kv-pages", mib};
+  }
+  const long long pages = (long long)a.sched.max_batch * ((ctx + ps - 1) / ps);  // every slot holds a full context
+  const double mib = (double)pages * page / kMiB;
+  PoolSize size{format("--max-batch {}: the default KV pool ({} full contexts of {} tokens = {} pages, {} MiB)",
+                       a.sched.max_batch, a.sched.max_batch, ctx, pages, mib_text(mib)),
+                "; lower --max-batch or set --kv-pages / --kv-memory", mib};
+  LLM0_CHECK(pages <= (1LL << 30), "{} is more than 2^30 pages{}", size.said, size.remedy);
+  a.pool.num_pages = (int)pages;
+  return size;
+}
+
+// The engine, or an error naming the flag that sized its pool (size_pool) and the limit: the pool
+// must fit in this machine's memory (and in 2^30 pages).
+std::unique_ptr<BatchEngine> make_engine(Model& model, ServeArgs& a, bool pages_given, bool memory_given) {
+  const PoolSize size = size_pool(a, model, pages_given, memory_given);
+  const double mib = machine_mib();
+  LLM0_CHECK(mib == 0 || size.mib <= mib, "{} is more than this machine's memory ({} MiB){}",
+             size.said, (long long)mib, size.remedy);
+  if (memory_given) a.pool.kv_memory_bytes = (size_t)std::min(a.kv_memory_mib * kMiB, 0x1p62);
+  try {
+    return std::make_unique<BatchEngine>(model, a.pool);
+  } catch (const Error& e) {
+    LLM0_FAIL("{}: {}{}", size.said, e.what(), size.remedy);
+  }
+}
+
+// "HOST:PORT" for a URL: an IPv6 literal in brackets (RFC 3986 section 3.2.2: http://[::1]:8080).
+std::string host_port(const std::string& host, int port) {
+  return format(host.find(':') != std::string::npos ? "[{}]:{}" : "{}:{}", host, port);
 }
 
 // The served model's name: --model-name, else the last component of --model ("runs/small" -> small).
@@ -84,16 +129,8 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
              a.http.limits.read_timeout_s);
   GenerationModel gm = load_generation_model(a.model);
   apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
-  const ModelConfig& c = gm.model->config();
   a.pool.prefix_cache = !a.no_prefix_cache;
-  if (memory_given) {
-    a.pool.num_pages = 0;
-    a.pool.kv_memory_bytes = (size_t)(a.kv_memory_mib * 1024 * 1024);
-  } else {  // default: every batch slot can hold a full context
-    a.pool.num_pages = pages_given ? a.kv_pages
-                                   : a.sched.max_batch * ((c.max_position_embeddings + a.pool.page_size - 1) / a.pool.page_size);
-  }
-  const std::unique_ptr<BatchEngine> pool = make_engine(*gm.model, a.pool, pages_given, memory_given, a.kv_memory_mib);
+  const std::unique_ptr<BatchEngine> pool = make_engine(*gm.model, a, pages_given, memory_given);
   BatchEngine& engine = *pool;
   serve::Metrics metrics;
   // Signals go to one waiting thread (blocked before the scheduler and HTTP threads start, so
@@ -106,7 +143,7 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   serve::Scheduler scheduler(engine, *gm.model, *gm.tokenizer, metrics, a.sched);
   a.http.model_id = model_id(a);
-  a.http.max_body_bytes = (size_t)(a.max_body_mib * 1024 * 1024);
+  a.http.max_body_bytes = (size_t)(a.max_body_mib * kMiB);
   a.http.page_size = engine.page_size();
   a.http.pages_total = engine.pages_total();
   if (a.http.limits.max_connections == 0)  // every running and queued request, and room for more
@@ -123,8 +160,8 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
     scheduler.shutdown();  // open requests end, so their HTTP threads return
     server.stop();
   });
-  std::fprintf(stderr, "llm0 serve: listening on http://%s:%d (model %s, %d KV pages of %d tokens, "
-               "max batch %d, prefix cache %s)\n", a.http.host.c_str(), port, a.http.model_id.c_str(),
+  std::fprintf(stderr, "llm0 serve: listening on http://%s (model %s, %d KV pages of %d tokens, "
+               "max batch %d, prefix cache %s)\n", host_port(a.http.host, port).c_str(), a.http.model_id.c_str(),
                engine.pages_total(), engine.page_size(), a.sched.max_batch, engine.prefix_caching() ? "on" : "off");
   std::fflush(stderr);
   server.listen();
@@ -153,14 +190,16 @@ void register_serve(CLI::App& app) {
                                return "must be a page count in [1, 2^30 = 1073741824], got " +
                                       (v.size() > 20 ? "a value of " + std::to_string(v.size()) + " characters" : v);
                              }, "N in [1, 2^30]"));
-  cmd->add_option("--kv-memory", a.kv_memory_mib, "KV pool size in MiB (instead of --kv-pages)")->check(positive_check());
-  cmd->add_option("--page-size", a.pool.page_size, "Tokens per KV page")->check(positive_check())->capture_default_str();
+  cmd->add_option("--kv-memory", a.kv_memory_mib, "KV pool size in MiB (instead of --kv-pages; at least one page, at most this machine's memory)")->check(positive_check());
+  cmd->add_option("--page-size", a.pool.page_size, "Tokens per KV page (1 to the model's max_position_embeddings)")->check(positive_check())->capture_default_str();
   cmd->add_option("--prefill-chunk", a.sched.prefill_chunk, "Prompt tokens per sequence per step (long prompts do not stall decodes)")
       ->check(positive_check())->capture_default_str();
   cmd->add_option("--step-tokens", a.sched.step_tokens, "Tokens per engine step: decodes first, then prefill chunks")
       ->check(positive_check())->capture_default_str();
   cmd->add_flag("--no-prefix-cache", a.no_prefix_cache, "Do not share the pages of identical prompt prefixes");
-  cmd->add_option("--max-body", a.max_body_mib, "Largest request body in MiB (larger: 413)")->check(positive_check())->capture_default_str();
+  cmd->add_option("--max-body", a.max_body_mib, "Largest request body in MiB (larger: 413), 1/1024 (1 KiB) to 1048576 (1 TiB)")
+      ->check(number_in_check(1.0 / 1024, 1048576, "a size in MiB in [0.0009765625, 1048576] (1 KiB to 1 TiB)"))
+      ->capture_default_str();
   cmd->add_option("--read-timeout", a.http.limits.read_timeout_s, "Seconds one read or write of a connection may wait (idle keep-alive: at most 5)")
       ->check(positive_check())->capture_default_str();
   cmd->add_option("--request-timeout", a.http.limits.request_timeout_s,

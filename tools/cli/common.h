@@ -14,6 +14,8 @@ namespace llm0::cli {
 /// where CLI11's own print the whole range (0 to 1.797...e+308); both refuse inf and nan.
 CLI::Validator positive_check();
 CLI::Validator non_negative_check();
+/// A finite number in [lo, hi]; otherwise "must be WHAT, got TEXT" (WHAT names the range).
+CLI::Validator number_in_check(double lo, double hi, const std::string& what);
 
 /// Adds `--threads N` (default 0 = all cores) to `cmd`; the value is applied before the callback
 /// runs (OpenMP and OpenBLAS share it). A negative N is refused with a short message.

@@ -80,19 +80,34 @@ CLI::Option* add_positive_list_option(CLI::App* cmd, const std::string& name, st
 }
 
 namespace {
+// The flag's text as a finite number, or false.
+bool finite_number(const std::string& text, double& v) {
+  char* end = nullptr;
+  v = std::strtod(text.c_str(), &end);
+  return !text.empty() && end && *end == '\0' && std::isfinite(v);
+}
+
 CLI::Validator number_check(bool allow_zero) {
   return CLI::Validator(
       [allow_zero](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        const bool ok = !text.empty() && end && *end == '\0' && std::isfinite(v) &&
-                        (allow_zero ? v >= 0 : v > 0);
+        double v = 0;
+        const bool ok = finite_number(text, v) && (allow_zero ? v >= 0 : v > 0);
         return ok ? "" : std::string("must be a number ") + (allow_zero ? ">= 0" : "> 0") +
                              ", got " + text;
       },
       allow_zero ? "NUMBER >= 0" : "NUMBER > 0");
 }
 }  // namespace
+
+CLI::Validator number_in_check(double lo, double hi, const std::string& what) {
+  return CLI::Validator(
+      [lo, hi, what](std::string& text) -> std::string {
+        double v = 0;
+        const bool ok = finite_number(text, v) && v >= lo && v <= hi;
+        return ok ? "" : "must be " + what + ", got " + (text.size() > 40 ? "a value of " + std::to_string(text.size()) + " characters" : text);
+      },
+      what);
+}
 
 CLI::Validator positive_check() { return number_check(false); }
 CLI::Validator non_negative_check() { return number_check(true); }
