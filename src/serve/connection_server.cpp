@@ -73,14 +73,16 @@ class ConnectionQueue final : public httplib::TaskQueue {
 
   void enqueue(std::function<void()> fn) override {
     {
-      // A connection answering its last request (Connection: close) frees its thread within
-      // moments: wait for it (at most kHandoff), or a client that reconnects at once after such
-      // a reply would find every slot taken.
+      // A connection answering its last request (Connection: close) frees its thread a moment
+      // after its reply: a client that reconnects at once must find that thread, so wait for it
+      // (at most kHandoff) — unless connections went over the cap within kPressure (under load
+      // the accept loop must not slow down; the overflow path answers them).
       std::unique_lock<std::mutex> lock(mu_);
-      const auto until = Clock::now() + kHandoff;
-      while (busy_ >= workers_ && closing_ > 0 && idle_ <= yielding_ && !stopping_ &&
-             released_.wait_until(lock, until) != std::cv_status::timeout) {
-      }
+      const Clock::time_point now = Clock::now();
+      if (now - last_overflow_ >= kPressure)
+        released_.wait_until(lock, now + kHandoff, [&] {
+          return busy_ < workers_ || closing_ == 0 || idle_ > yielding_ || stopping_;
+        });
       // Every thread busy, but some only wait idle on kept-alive connections: one of them gives
       // its thread up (within 50 ms) and this connection takes it. Else a slow request makes
       // room (its thread answers 408 and ends it at once).
@@ -93,6 +95,7 @@ class ConnectionQueue final : public httplib::TaskQueue {
         cv_.notify_one();
         return;
       }
+      last_overflow_ = Clock::now();
     }
     overflow_.enqueue(std::move(fn));
   }
@@ -198,8 +201,10 @@ class ConnectionQueue final : public httplib::TaskQueue {
     if (tl_wake_fd >= 0) ::close(tl_wake_fd);
   }
 
-  // How long a new connection at the cap waits for a closing connection's thread.
-  static constexpr Clock::duration kHandoff = std::chrono::milliseconds(100);
+  // How long a new connection at the cap waits for a closing connection's thread, and for how
+  // long after a connection went over the cap none waits.
+  static constexpr Clock::duration kHandoff = std::chrono::milliseconds(20);
+  static constexpr Clock::duration kPressure = std::chrono::seconds(1);
   static thread_local ConnectionQueue* tl_queue;
   static thread_local int tl_wake_fd;
   static thread_local bool tl_released;  // this thread's connection was released (release())
@@ -213,6 +218,7 @@ class ConnectionQueue final : public httplib::TaskQueue {
   int idle_ = 0;                           // of them, kept-alive ones waiting for a request
   int yielding_ = 0;                       // idle ones asked to give their thread up
   int closing_ = 0;                        // of them, answering their last request
+  Clock::time_point last_overflow_;        // when a connection last went over the cap
   bool stopping_ = false;
   std::set<Connection*> live_;             // connections being served
   std::vector<std::thread> threads_;

@@ -86,7 +86,7 @@ std::string request_timeout_message();
 
 /// The calling HTTP thread's request was read whole (its handler starts): its connection can no
 /// longer be evicted to make room; `last`: the connection ends after this reply (the client asked
-/// for Connection: close), so a new connection at the cap may wait for its thread (≤ 100 ms).
+/// for Connection: close), so a new connection at the cap may wait for its thread (≤ 20 ms).
 /// Called by the handlers of ConnectionServer::Get / Post.
 void request_read(bool last);
 
