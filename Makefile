@@ -7,7 +7,7 @@ MINUTES ?= 10
 CONFIG ?= configs/llm0-small.json
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup build test test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi bench-serve clean
+.PHONY: all setup build build-cli test test-kernels test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi bench-serve clean
 
 all: build
 
@@ -18,8 +18,19 @@ build: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@cmake --build $(BUILD) -j$(JOBS)
 
+# The main job needs the program only: tests, fuzzers and benchmarks are built by test / bench.
+build-cli: setup
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) --target llm0_cli
+
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# Every test program (ctest -L kernels) again at each LLM0_KERNEL level this CPU runs other than
+# the default, and with OpenBLAS forced to another core than its own (scripts/test_kernels.sh):
+# every dispatched kernel path and another summation order, on the machine at hand.
+test-kernels: build
+	@scripts/test_kernels.sh $(BUILD)
 
 # The same suite with two OpenMP threads in every test (thread-order bugs hide at one thread), one
 # test at a time so the two threads have the two cores; MPI tests are fixed at one thread per rank.
@@ -39,7 +50,7 @@ test-asan: setup
 fuzz: setup
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
-run: build
+run: build-cli
 	@MINUTES=$(MINUTES) CONFIG=$(CONFIG) scripts/main_job.sh
 
 bench: build

@@ -1,7 +1,7 @@
 // BF16 weight kernels (ops/bf16_kernels, and the BF16 paths of matvec / linear_forward): every
 // kernel this CPU can run against a double-precision sum of the same bf16 weights, within the
 // bound bf16_kernels.h documents; sizes that are not multiples of 8/16/32/64 (every tail); the
-// widening is bit-exact; LLM0_BF16_KERNEL forces a kernel (ctest runs this file once per value).
+// widening is bit-exact; LLM0_KERNEL forces a kernel (ctest runs this file once per value).
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -189,11 +189,11 @@ TEST(OpsBf16Kernels, UnsupportedKernelIsRefusedByName) {
     }
 }
 
-// ctest runs this once per LLM0_BF16_KERNEL value: the variable decides the kernel (or, for one
+// ctest runs this once per LLM0_KERNEL value: the variable decides the kernel (or, for one
 // this CPU lacks, gives an error naming it).
 TEST(OpsBf16KernelsEnv, EnvironmentForcesTheKernel) {
-  const char* env = std::getenv("LLM0_BF16_KERNEL");
-  if (!env) GTEST_SKIP() << "LLM0_BF16_KERNEL not set";
+  const char* env = std::getenv("LLM0_KERNEL");
+  if (!env) GTEST_SKIP() << "LLM0_KERNEL not set";
   for (Bf16Kernel k : kKernels)
     if (std::string(env) == bf16_kernel_name(k)) {
       if (bf16_kernel_supported(k)) {

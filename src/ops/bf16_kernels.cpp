@@ -4,9 +4,11 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "core/check.h"
+#include "core/cpu_features.h"
 #include "core/half.h"
 
 namespace llm0 {
@@ -25,17 +27,11 @@ Bf16Kernel fastest_supported() {
   return Bf16Kernel::Scalar;
 }
 
+// LLM0_KERNEL (core/cpu_features.h) forces the kernel of its level (the levels and the kernels
+// are the same four, in the same order); unset, the fastest supported.
 Bf16Kernel from_environment() {
-  const char* env = std::getenv("LLM0_BF16_KERNEL");
-  if (!env || !*env) return fastest_supported();
-  for (Bf16Kernel k : kAll)
-    if (std::string(env) == bf16_kernel_name(k)) {
-      LLM0_CHECK(bf16_kernel_supported(k), "LLM0_BF16_KERNEL={}: this CPU lacks the instructions "
-                 "(supported here: the fastest is {})", env, bf16_kernel_name(fastest_supported()));
-      return k;
-    }
-  LLM0_FAIL("LLM0_BF16_KERNEL={} is not a kernel: use scalar, avx2, avx512 or avx512bf16", env);
-  return Bf16Kernel::Scalar;
+  if (const std::optional<Isa> isa = forced_isa()) return static_cast<Bf16Kernel>(*isa);
+  return fastest_supported();
 }
 
 Bf16Kernel& chosen() {

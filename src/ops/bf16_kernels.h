@@ -2,8 +2,8 @@
 // in float32, and the widening of bf16 rows to float32 (the panels a prefill product multiplies).
 // One kernel set per instruction set, chosen at run time from the CPU's features (never from the
 // build's -march): AVX-512 BF16 (vdpbf16ps), AVX-512F and AVX2 (widen 16 / 8 weights per step,
-// then FMA), and the portable scalar reference. LLM0_BF16_KERNEL=scalar|avx2|avx512|avx512bf16
-// forces one (tests run every path the CPU can).
+// then FMA), and the portable scalar reference. LLM0_KERNEL=scalar|avx2|avx512|avx512bf16
+// (core/cpu_features.h) forces one (tests run every path the CPU can).
 // Accuracy (tests/test_ops_bf16_kernels.cpp checks it against a double-precision sum):
 //   widening paths (scalar, avx2, avx512): every product w_i·x_i is exact in float32, so the only
 //   error is float32 accumulation: |y - Σ w_i x_i| <= I · 2^-24 · Σ |w_i x_i|.
@@ -21,13 +21,13 @@ namespace llm0 {
 /// The kernel sets.
 enum class Bf16Kernel { Scalar, Avx2, Avx512, Avx512Bf16 };
 
-/// "scalar", "avx2", "avx512", "avx512bf16" (the LLM0_BF16_KERNEL values).
+/// "scalar", "avx2", "avx512", "avx512bf16" (the LLM0_KERNEL values; the same order as Isa).
 const char* bf16_kernel_name(Bf16Kernel k);
 /// Whether this CPU can run `k` (scalar: always).
 bool bf16_kernel_supported(Bf16Kernel k);
-/// The kernel in use: LLM0_BF16_KERNEL if set (read once), else the first supported of avx512,
+/// The kernel in use: LLM0_KERNEL's level if set (read once), else the first supported of avx512,
 /// avx512bf16, avx2, scalar (the measured order: bf16_kernels.cpp).
-/// Throws llm0::Error if LLM0_BF16_KERNEL names an unknown kernel or one this CPU lacks.
+/// Throws llm0::Error if LLM0_KERNEL names an unknown level or one this CPU lacks.
 Bf16Kernel bf16_kernel();
 /// Forces `k` for the rest of the process (tests). Throws llm0::Error if unsupported.
 void set_bf16_kernel(Bf16Kernel k);

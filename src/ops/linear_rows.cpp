@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "core/cpu_features.h"
 #include "core/simd.h"
 
 namespace llm0 {
@@ -123,7 +124,17 @@ Version version_of(LinearRowsKernel k) {
   }
 }
 
+// The version of LLM0_KERNEL's level (core/cpu_features.h) when it is set: avx512 and avx512bf16
+// take the avx512 tiles, avx2 the avx2 tiles, scalar the baseline tiles.
+std::optional<LinearRowsKernel> forced_by_environment() {
+  const std::optional<Isa> isa = forced_isa();
+  if (!isa) return std::nullopt;
+  return *isa >= Isa::Avx512 ? LinearRowsKernel::Avx512
+         : *isa == Isa::Avx2 ? LinearRowsKernel::Avx2 : LinearRowsKernel::Baseline;
+}
+
 LinearRowsKernel default_kernel() {
+  if (const auto k = forced_by_environment()) return *k;
 #if LLM0_ROWS_ISAS
   if (__builtin_cpu_supports("x86-64-v4")) return LinearRowsKernel::Avx512;
   if (__builtin_cpu_supports("x86-64-v3")) return LinearRowsKernel::Avx2;

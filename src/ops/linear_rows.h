@@ -14,6 +14,7 @@
 // portable baseline (the sanitizer build) each is compiled for its instruction set, in a
 // -march=native build all three for this CPU (differing in tile shape only). The FMA versions give
 // identical bits; the baseline without FMA rounds each product (still a fixed order).
+// LLM0_KERNEL=scalar|avx2|avx512 (core/cpu_features.h) forces the baseline / avx2 / avx512 version.
 // Layouts (row-major): x [N, I], W [O, I] (PyTorch [out_features, in_features]), b [O], y [N, O].
 #pragma once
 

@@ -54,6 +54,7 @@ struct TrainSummary {
                                   // training unigram distribution (the no-context baseline)
   double tokens_per_second = 0;   // training throughput of this process
   double mfu = 0;                 // achieved / sgemm-peak FLOP/s
+  double mfu_fma = 0;             // achieved / FMA-peak FLOP/s (ledger/fma_peak.h)
   size_t parameters = 0;
 };
 

@@ -79,14 +79,15 @@ void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s)
   if (o_.quiet) return;
   const double el = seconds(), per_step = el / std::max(1, step - first_step_);
   const double eta = per_step * (state_.total_steps - step);
-  const double mfu = tok_s * train_flops_per_token(model_->config(), o_.seq_len) / (peak_gflops_ * 1e9);
+  const double flops = tok_s * train_flops_per_token(model_->config(), o_.seq_len);
   const MoeLoadSpread spread = moe_load_spread(model_->expert_load());
   char experts[96] = "";
   if (spread.layer >= 0)  // the worst layer's busiest and idlest expert (uniform: 1/E each)
     std::snprintf(experts, sizeof experts, " | experts %.3f/%.3f (layer %d)", spread.max_fraction,
                   spread.min_fraction, spread.layer);
-  std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% | %s elapsed | ETA %s%s\n",
-              step, state_.total_steps, loss, lr, tok_s, 100 * mfu, clock_text(el).c_str(),
+  std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% of sgemm, %4.1f%% of "
+              "FMA peak | %s elapsed | ETA %s%s\n", step, state_.total_steps, loss, lr, tok_s,
+              100 * flops / (peak_gflops_ * 1e9), 100 * flops / (fma_gflops_ * 1e9), clock_text(el).c_str(),
               clock_text(eta).c_str(), experts);
   std::fflush(stdout);
 }

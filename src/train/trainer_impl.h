@@ -37,6 +37,7 @@ class TrainerImpl {
   double evaluate();
   void report_validation(double val);
   void log(const nlohmann::json& j);
+  void measure_peaks();
   void log_step(double loss, double lr, double tok_s);
   bool is_last_step();
   void print_progress(int step, double loss, double lr, double tok_s);
@@ -56,7 +57,8 @@ class TrainerImpl {
   std::vector<Batch> micro_;
   Batch eval_batch_;
   TrainState state_;
-  double unigram_entropy_ = 0, peak_gflops_ = 1, grad_norm_ = 0;
+  double unigram_entropy_ = 0, grad_norm_ = 0;
+  double peak_gflops_ = 1, fma_gflops_ = 1;  // all ranks' sgemm and FMA peaks (MFU denominators)
   int first_step_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

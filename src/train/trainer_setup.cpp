@@ -7,9 +7,12 @@
 #include <map>
 
 #include "core/comm.h"
+#include "core/cpu_features.h"
+#include "core/openblas_core.h"
 #include "core/threads.h"
 #include "io/checkpoint.h"
 #include "ledger/flops.h"
+#include "ledger/fma_peak.h"
 #include "ledger/sgemm_peak.h"
 #include "model/init.h"
 #include "train/corpus.h"
@@ -68,8 +71,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
     else  // the interrupted run may have logged steps past its checkpoint: they are re-run
       drop_metrics_after(o_.out + "/metrics.jsonl", state_.step);
   }
-  // The peak of all ranks together (measured at once), the denominator of their joint MFU.
-  peak_gflops_ = dp_->sum(measure_sgemm_gflops(1024, 2));
+  measure_peaks();
   if (state_.total_steps == 0) state_.total_steps = plan_total_steps();
   state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
   state_.ranks = dp_->ranks();
@@ -293,12 +295,30 @@ void TrainerImpl::report_validation(double val) {
   log({{"step", state_.step}, {"val_loss", val}, {"val_perplexity", std::exp(val)}});
 }
 
+// The peaks of all ranks together (measured at once), the denominators of their joint MFU: sgemm
+// (what the BLAS reaches) and the FMA peak (what the cores can; ledger/fma_peak.h). One line says
+// what the machine is and warns when sgemm is under half the FMA peak (a BLAS on generic kernels).
+void TrainerImpl::measure_peaks() {
+  const double sgemm = measure_sgemm_gflops(1024, 2), fma = measure_fma_gflops(num_threads());
+  peak_gflops_ = dp_->sum(sgemm), fma_gflops_ = dp_->sum(fma);
+  if (o_.quiet || dp_->rank() != 0) return;
+  std::printf("machine: %s, %d thread%s%s | %s | FMA peak %.0f GFLOP/s (%s) | sgemm %.0f GFLOP/s "
+              "= %.0f%% of it\n", cpu_model_name().c_str(), num_threads(), num_threads() == 1 ? "" : "s",
+              dp_->ranks() > 1 ? format(" per rank, {} ranks", dp_->ranks()).c_str() : "",
+              openblas_core_line().c_str(), fma, isa_name(kernel_isa()), sgemm, 100 * sgemm / fma);
+  if (sgemm < 0.5 * fma)
+    std::printf("warning: sgemm reaches only %.0f%% of this CPU's FMA peak: OpenBLAS's %s kernels "
+                "are slow here (OPENBLAS_CORETYPE names another core); MFU below is given against "
+                "both\n", 100 * sgemm / fma, openblas_core().core.c_str());
+}
+
 TrainSummary TrainerImpl::summary(double loss, double val, double tokens) const {
   TrainSummary s;
   s.steps = state_.step, s.total_steps = state_.total_steps;
   s.final_train_loss = loss, s.final_val_loss = val, s.unigram_entropy = unigram_entropy_;
   s.tokens_per_second = tokens / std::max(1e-9, seconds());
-  s.mfu = s.tokens_per_second * train_flops_per_token(model_->config(), o_.seq_len) / (peak_gflops_ * 1e9);
+  const double flops = s.tokens_per_second * train_flops_per_token(model_->config(), o_.seq_len);
+  s.mfu = flops / (peak_gflops_ * 1e9), s.mfu_fma = flops / (fma_gflops_ * 1e9);
   s.parameters = model_->num_parameters();
   return s;
 }

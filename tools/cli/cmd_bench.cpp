@@ -1,9 +1,11 @@
 // `llm0 bench train|generate`: like-for-like speed figures for the peer comparison
 // (scripts/bench_peers.sh, docs/performance.md).
+//   bench peak: the machine's ceilings per thread count (cmd_bench_peak.cpp).
 //   bench train --config C.json [--batch-size 8 --seq-len 256 --steps N --warmup 1]
 //     full training steps (zero_grad, forward, backward, AdamW) on synthetic tokens from random
-//     weights: tokens/s, achieved GFLOP/s by the PaLM formula (ledger/flops.h) and the measured
-//     sgemm ceiling (ledger/sgemm_peak.h), whose ratio is the model FLOPs utilisation (MFU).
+//     weights: tokens/s, achieved GFLOP/s by the PaLM formula (ledger/flops.h), the measured
+//     sgemm ceiling (ledger/sgemm_peak.h) and FMA peak (ledger/fma_peak.h); achieved / each is
+//     the model FLOPs utilisation (MFU).
 //   bench generate --model DIR | --config C.json [--prompt-tokens 64 --gen-tokens 128]
 //     prefill of a P-token prompt and decode of G tokens with the KV cache (Model::forward_cached),
 //     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
@@ -29,9 +31,12 @@
 #include "ledger/param_count.h"
 #include "ledger/read_bandwidth.h"
 #include "core/check.h"
+#include "core/cpu_features.h"
+#include "core/openblas_core.h"
 #include "core/threads.h"
 #include "io/checkpoint.h"
 #include "ledger/flops.h"
+#include "ledger/fma_peak.h"
 #include "ledger/sgemm_peak.h"
 #include "model/init.h"
 #include "model/model.h"
@@ -39,6 +44,8 @@
 #include "train/adamw.h"
 
 namespace llm0::cli {
+
+void register_bench_peak(CLI::App& bench);
 
 namespace {
 
@@ -97,11 +104,15 @@ void run_bench_train(const TrainBenchArgs& a) {
                       {"matmul_parameters", matmul_parameters(cfg)},
                       {"seconds_per_step", secs / a.steps}, {"tokens_per_s", tok_s},
                       {"gflops", gflops}, {"last_loss", loss}};
+  j["openblas_core"] = openblas_core().core;
+  j["kernel_isa"] = isa_name(kernel_isa());
   if (a.sgemm_n > 0) {
-    const double peak = measure_sgemm_gflops(a.sgemm_n, 3);
+    const double peak = measure_sgemm_gflops(a.sgemm_n, 3), fma = measure_fma_gflops(num_threads());
     j["sgemm_n"] = a.sgemm_n;
     j["sgemm_gflops"] = peak;
+    j["fma_peak_gflops"] = fma;
     j["mfu"] = gflops / peak;
+    j["mfu_fma"] = gflops / fma;
   }
   emit(j, a.json);
 }
@@ -265,7 +276,8 @@ void register_bench(CLI::App& app) {
   auto* bench = app.add_subcommand("bench", "Speed figures: training tokens/s and MFU; prefill/decode tokens/s");
   bench->require_subcommand(1);
 
-  auto* tr = bench->add_subcommand("train", "Training tokens/s (forward+backward+AdamW) and MFU vs sgemm");
+  register_bench_peak(*bench);
+  auto* tr = bench->add_subcommand("train", "Training tokens/s (forward+backward+AdamW) and MFU vs sgemm and the FMA peak");
   static TrainBenchArgs t;
   tr->add_option("--config", t.config, "Model config.json (random init)")->required();
   tr->add_option("--batch-size", t.batch, "Sequences per step")->check(positive_check());
