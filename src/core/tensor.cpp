@@ -22,7 +22,8 @@ void AlignedFree::operator()(float* p) const { std::free(p); }
 AlignedBuffer aligned_zeros(size_t n) {
   // Buffers of 2 MiB or more (weights, gradients, optimizer moments, activations) are aligned to
   // 2 MiB and offered to the kernel as transparent huge pages: one TLB entry per 2 MiB instead of
-  // 512, which lets a decode step stream its weights ~1.4× faster (docs/performance.md).
+  // 512, which lets a decode step stream its weights ~1.4× faster (measured:
+  // docs/performance-history.md, "What was changed").
   constexpr size_t kHuge = (size_t)2 << 20;
   const size_t align = n * sizeof(float) >= kHuge ? kHuge : 64;
   const size_t bytes = (n * sizeof(float) + align - 1) / align * align;

@@ -209,7 +209,7 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
   // Decode from a BF16 cache with at most 2 query heads per KV head: attention reads the stored
   // rows, widening in registers. Larger groups widen and use one sgemm per KV head, which shares
   // each row among the group (bench_attention_rows: rows 1.9-3.2x faster at group 1, 1.0-2.0x at
-  // group 2, 0.6-0.9x at group 8; docs/performance.md).
+  // group 2, 0.6-0.9x at group 8; docs/performance-history.md).
   if (Tn == 1 && cache.dtype() == CacheDtype::BF16 && d.H <= 2 * d.Hkv) {
     thread_local KvRowPointers k_ptrs, v_ptrs;
     qk = attention_decode_rows(g.attn, nullptr, g.q, cache.k_rows_view(k_ptrs),

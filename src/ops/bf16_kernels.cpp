@@ -20,7 +20,7 @@ constexpr Bf16Kernel kAll[] = {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel:
 // The default: the first supported kernel of this list. AVX-512F widening comes before AVX-512
 // BF16: with the hi/lo split that keeps x to 16 bits, vdpbf16ps reads three streams per weight
 // block and measured 15-21 GB/s of BF16 weights against 20-25 GB/s for widening (one thread, Zen 4,
-// docs/performance.md); decode is bound by that stream.
+// docs/performance-history.md); decode is bound by that stream.
 Bf16Kernel fastest_supported() {
   for (Bf16Kernel k : {Bf16Kernel::Avx512, Bf16Kernel::Avx512Bf16, Bf16Kernel::Avx2})
     if (bf16_kernel_supported(k)) return k;

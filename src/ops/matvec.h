@@ -2,7 +2,7 @@
 // A decode step reads every weight once and does 2 FLOPs per 4-byte weight, so its speed is set
 // by memory bandwidth, not arithmetic. OpenBLAS's sgemv reads a row-major W at about half the
 // machine's read bandwidth here; this kernel walks each row once, front to back, with four
-// independent SIMD accumulators (docs/performance.md has the measurements).
+// independent SIMD accumulators (measured: docs/performance-history.md, "What was changed").
 // Layouts (row-major): W [O, I] (PyTorch [out_features, in_features]), x [I], b [O], y [O].
 // Inside a RowIndependentLinear scope (ops/linear_rows.h) these products run linear_rows.
 #pragma once
