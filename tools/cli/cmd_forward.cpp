@@ -53,12 +53,11 @@ void register_forward(CLI::App& app) {
   add_delta_chunk_option(cmd, delta_chunk);
   add_dtype_options(cmd, dtypes);
   add_threads_option(cmd);
-  cmd->callback([] {
+  cmd->callback([cmd] {
     const std::vector<int> ids = parse_ids(tokens);
     DType stored = DType::F32;
     auto model = load_model(resolve_checkpoint_dir(model_dir), &stored);
-    model->set_mla_decode(mla_form);
-    if (delta_chunk > 0) model->set_linear_chunk_size(delta_chunk);
+    apply_mixer_options(*cmd, *model, mla_form, delta_chunk);
     apply_infer_dtypes(*model, dtypes, stored);
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
