@@ -1,8 +1,9 @@
 // No silent no-ops on the command line, run through the real binary (LLM0_CLI): a flag that
 // cannot apply is refused by name with its value and why, status 1 — --mla-decode on a model
 // without multi-head latent attention, --delta-chunk on one without Gated DeltaNet layers (every
-// command that takes them: forward, generate, bench generate, bench context). The defaults, and
-// each flag where it applies, still run.
+// command that takes them: forward, generate, bench generate, bench context), and forward
+// --chunks whose sizes add up to more than the tokens given. The defaults, and each flag where it
+// applies, still run.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -91,6 +92,17 @@ TEST_F(CliNoSilentNoops, DefaultsAndFlagsThatApplyStillRun) {
   EXPECT_EQ(forward(hybrid, "--delta-chunk 2 --chunks 2").rc, 0);
   const CmdOut gen = cli("generate --model " + llama + " --prompt hi --max-new-tokens 2");
   EXPECT_EQ(gen.rc, 0) << gen.err;
+}
+
+// --chunks gives chunk sizes (prefill the first, then each, then single tokens): sizes adding up
+// to more than the tokens would be cut short or never run.
+TEST_F(CliNoSilentNoops, ChunksPastTheTokensAreRefused) {
+  expect_refused(forward(llama, "--chunks 9"), "--chunks 9: the chunk sizes add up to 9 tokens, but "
+                 "the sequence has only 3 (a chunk past its end cannot apply)");
+  expect_refused(forward(llama, "--chunks 2,2"), "--chunks 2,2: the chunk sizes add up to 4 tokens, "
+                 "but the sequence has only 3 (a chunk past its end cannot apply)");
+  for (const char* fits : {"--chunks 3", "--chunks 2,1", "--chunks 1"})
+    EXPECT_EQ(forward(llama, fits).rc, 0) << fits;
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ void register_forward(CLI::App& app) {
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
   add_positive_list_option(cmd, "--chunks", chunks,
                            "Run the cached path instead: prefill with the first chunk, then each "
-                           "chunk, then the rest one token at a time (e.g. 5,3,1)");
+                           "chunk, then the rest one token at a time (e.g. 5,3,1; the sizes add "
+                           "up to at most the number of tokens)");
   add_mla_decode_option(cmd, mla_form);
   add_delta_chunk_option(cmd, delta_chunk);
   add_dtype_options(cmd, dtypes);
