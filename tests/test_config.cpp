@@ -111,6 +111,40 @@ TEST(Config, SlidingLayersFollowEachFamilysRule) {
   EXPECT_TRUE(back.attention_sinks);
 }
 
+namespace {
+// The message of the llm0::Error that parsing `j` (as "cfg.json") throws ("" if none).
+std::string config_error(const nlohmann::json& j) {
+  try {
+    ModelConfig::from_json(j, "cfg.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// A sliding_window wider than max_position_embeddings never limits a sliding layer: refused,
+// naming both fields and values, where some layer slides; a window that applies to no layer
+// (Qwen2's published configs: 131072 with use_sliding_window false) and W = P still load.
+TEST(Config, WindowWiderThanThePositionsIsRefusedWhereItApplies) {
+  nlohmann::json j = base();  // max_position_embeddings 128, 2 layers
+  j["model_type"] = "mistral", j["sliding_window"] = 4096;  // Mistral: every layer slides
+  EXPECT_EQ(config_error(j), "cfg.json: sliding_window=4096 is larger than "
+            "max_position_embeddings=128, so it never limits the attention of the 2 sliding "
+            "layer(s); give a window <= 128 or make them full_attention");
+  j["sliding_window"] = 128;
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 128), "SS");
+  j = base(), j["model_type"] = "qwen2", j["sliding_window"] = 131072;
+  j["use_sliding_window"] = false, j["max_window_layers"] = 28;  // as Qwen2.5-7B-Instruct
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FF");
+  j["use_sliding_window"] = true, j["max_window_layers"] = 1;  // now layer 1 slides
+  EXPECT_NE(config_error(j).find("sliding_window=131072 is larger than max_position_embeddings="
+                                 "128, so it never limits the attention of the 1 sliding"),
+            std::string::npos) << config_error(j);
+  j = base(), j["sliding_window"] = 129, j["layer_types"] = {"sliding_attention", "full_attention"};
+  EXPECT_NE(config_error(j).find("sliding_window=129"), std::string::npos) << config_error(j);
+}
+
 TEST(Config, WhatTheEngineCannotRunIsRefusedByName) {
   nlohmann::json j = base();
   j["layer_types"] = {"full_attention", "sliding_attention"};  // sliding layers need a window
