@@ -323,6 +323,28 @@ TEST(Config, MixtureOfExpertsLayersAndRouterFields) {
   expect_error(wide, "n_shared_experts");
 }
 
+// DeepSeek-V3's correction-bias routing (topk_method noaux_tc) is defined on sigmoid scores only
+// (its MoEGate raises NotImplementedError for another scoring_func): with softmax it is refused,
+// naming both fields, also where softmax is deepseek_v2's default; each field alone still loads.
+TEST(Config, NoauxTcWithSoftmaxScoringIsRefused) {
+  nlohmann::json j = base();
+  j["num_hidden_layers"] = 2, j["model_type"] = "deepseek_v3", j["kv_lora_rank"] = 16;
+  j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
+  j["n_routed_experts"] = 8, j["num_experts_per_tok"] = 2, j["moe_intermediate_size"] = 20;
+  j["n_group"] = 4, j["topk_group"] = 2, j["first_k_dense_replace"] = 0;
+  const std::string refusal = "cfg.json: topk_method \"noaux_tc\" needs scoring_func \"sigmoid\", "
+      "got scoring_func \"softmax\" (DeepSeek-V3's correction-bias routing is defined on sigmoid "
+      "scores)";
+  j["scoring_func"] = "softmax", j["topk_method"] = "noaux_tc";
+  EXPECT_EQ(config_error(j), refusal);
+  j["scoring_func"] = "sigmoid";
+  EXPECT_EQ(ModelConfig::from_json(j).moe.topk_method, MoeTopk::NoauxTc);
+  j["scoring_func"] = "softmax", j["topk_method"] = "group_limited_greedy";
+  EXPECT_EQ(ModelConfig::from_json(j).moe.scoring, MoeScoring::Softmax);
+  j.erase("scoring_func"), j["model_type"] = "deepseek_v2", j["topk_method"] = "noaux_tc";
+  EXPECT_EQ(config_error(j), refusal);  // deepseek_v2 scores by softmax unless told otherwise
+}
+
 // What a DeepSeek config omits takes transformers' DeepseekV3Config / DeepseekV2Config defaults
 // (configuration_deepseek_v3.py: n_group 8, topk_group 4, routed_scaling_factor 2.5, top 8,
 // first_k_dense_replace 3, one shared expert, renormalised, Fe 2048; configuration_deepseek_v2.py:
