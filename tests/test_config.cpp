@@ -111,6 +111,40 @@ TEST(Config, SlidingLayersFollowEachFamilysRule) {
   EXPECT_TRUE(back.attention_sinks);
 }
 
+namespace {
+// The message of the llm0::Error that parsing `j` (as "cfg.json") throws ("" if none).
+std::string config_error(const nlohmann::json& j) {
+  try {
+    ModelConfig::from_json(j, "cfg.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+// A sliding_window wider than max_position_embeddings never limits a sliding layer: refused,
+// naming both fields and values, where some layer slides; a window that applies to no layer
+// (Qwen2's published configs: 131072 with use_sliding_window false) and W = P still load.
+TEST(Config, WindowWiderThanThePositionsIsRefusedWhereItApplies) {
+  nlohmann::json j = base();  // max_position_embeddings 128, 2 layers
+  j["model_type"] = "mistral", j["sliding_window"] = 4096;  // Mistral: every layer slides
+  EXPECT_EQ(config_error(j), "cfg.json: sliding_window=4096 is larger than "
+            "max_position_embeddings=128, so it never limits the attention of the 2 sliding "
+            "layer(s); give a window <= 128 or make them full_attention");
+  j["sliding_window"] = 128;
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 128), "SS");
+  j = base(), j["model_type"] = "qwen2", j["sliding_window"] = 131072;
+  j["use_sliding_window"] = false, j["max_window_layers"] = 28;  // as Qwen2.5-7B-Instruct
+  EXPECT_EQ(kinds(ModelConfig::from_json(j), 0), "FF");
+  j["use_sliding_window"] = true, j["max_window_layers"] = 1;  // now layer 1 slides
+  EXPECT_NE(config_error(j).find("sliding_window=131072 is larger than max_position_embeddings="
+                                 "128, so it never limits the attention of the 1 sliding"),
+            std::string::npos) << config_error(j);
+  j = base(), j["sliding_window"] = 129, j["layer_types"] = {"sliding_attention", "full_attention"};
+  EXPECT_NE(config_error(j).find("sliding_window=129"), std::string::npos) << config_error(j);
+}
+
 TEST(Config, WhatTheEngineCannotRunIsRefusedByName) {
   nlohmann::json j = base();
   j["layer_types"] = {"full_attention", "sliding_attention"};  // sliding layers need a window
@@ -287,6 +321,28 @@ TEST(Config, MixtureOfExpertsLayersAndRouterFields) {
   nlohmann::json wide = j;  // the shared width moe_intermediate_size × n_shared_experts overflows
   wide["moe_intermediate_size"] = 65536, wide["n_shared_experts"] = 65536;
   expect_error(wide, "n_shared_experts");
+}
+
+// DeepSeek-V3's correction-bias routing (topk_method noaux_tc) is defined on sigmoid scores only
+// (its MoEGate raises NotImplementedError for another scoring_func): with softmax it is refused,
+// naming both fields, also where softmax is deepseek_v2's default; each field alone still loads.
+TEST(Config, NoauxTcWithSoftmaxScoringIsRefused) {
+  nlohmann::json j = base();
+  j["num_hidden_layers"] = 2, j["model_type"] = "deepseek_v3", j["kv_lora_rank"] = 16;
+  j["qk_nope_head_dim"] = 12, j["qk_rope_head_dim"] = 8, j["v_head_dim"] = 10;
+  j["n_routed_experts"] = 8, j["num_experts_per_tok"] = 2, j["moe_intermediate_size"] = 20;
+  j["n_group"] = 4, j["topk_group"] = 2, j["first_k_dense_replace"] = 0;
+  const std::string refusal = "cfg.json: topk_method \"noaux_tc\" needs scoring_func \"sigmoid\", "
+      "got scoring_func \"softmax\" (DeepSeek-V3's correction-bias routing is defined on sigmoid "
+      "scores)";
+  j["scoring_func"] = "softmax", j["topk_method"] = "noaux_tc";
+  EXPECT_EQ(config_error(j), refusal);
+  j["scoring_func"] = "sigmoid";
+  EXPECT_EQ(ModelConfig::from_json(j).moe.topk_method, MoeTopk::NoauxTc);
+  j["scoring_func"] = "softmax", j["topk_method"] = "group_limited_greedy";
+  EXPECT_EQ(ModelConfig::from_json(j).moe.scoring, MoeScoring::Softmax);
+  j.erase("scoring_func"), j["model_type"] = "deepseek_v2", j["topk_method"] = "noaux_tc";
+  EXPECT_EQ(config_error(j), refusal);  // deepseek_v2 scores by softmax unless told otherwise
 }
 
 // What a DeepSeek config omits takes transformers' DeepseekV3Config / DeepseekV2Config defaults

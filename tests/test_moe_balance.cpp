@@ -1,7 +1,8 @@
 // Load balancing of mixture-of-experts training: the expert-load spread of the log
 // (train/moe_load.h) on hand-made loads; DeepSeek-V3's bias update (Model::update_router_bias)
-// moves each bias by ±γ against its expert's load; training with each balancing rule writes the
-// spread to metrics.jsonl, and balancing narrows it compared with no balancing.
+// moves each bias by ±γ against its expert's load, counted over the whole step (every micro-batch
+// of --grad-accum); training with each balancing rule writes the spread to metrics.jsonl, and
+// balancing narrows it compared with no balancing.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +12,9 @@
 
 #include "model_fixtures.h"
 #include "test_util.h"
+#include "io/checkpoint.h"
 #include "train/corpus.h"
+#include "train/data_parallel.h"
 #include "train/moe_load.h"
 #include "train/trainer.h"
 
@@ -43,7 +46,7 @@ TEST(MoeBalance, BiasUpdateMovesEachBiasAgainstItsLoad) {
   ASSERT_EQ(load.size(), 2u);  // both layers have experts
   const std::string name = "model.layers.1.mlp.gate.e_score_correction_bias";
   const std::vector<float> before(m.params().value(name), m.params().value(name) + c.moe.num_experts);
-  m.update_router_bias(0.01);
+  m.update_router_bias(0.01, load);
   const float* after = m.params().value(name);
   double mean = 0;
   for (float v : load[1].tokens) mean += v / c.moe.num_experts;
@@ -59,9 +62,11 @@ TEST(MoeBalance, BiasUpdateMovesEachBiasAgainstItsLoad) {
 
 namespace {
 
-// Tiny deepseek_v3 (MLA, sigmoid router, 8 experts, top 2, one shared expert) trained for `steps` on 300 poems; returns the last metrics record.
-nlohmann::json train_moe(const std::string& balance, const std::string& topk, int steps) {
-  const std::string dir = test::fresh_temp_path("moe_balance", balance);
+// Options to train a tiny deepseek_v3 (MLA, sigmoid router, 8 experts, top 2, one shared expert)
+// for `steps` on 300 poems, in a fresh directory named by `tag` (config and corpus written there).
+TrainOptions moe_options(const std::string& balance, const std::string& topk, int steps,
+                         const std::string& tag) {
+  const std::string dir = test::fresh_temp_path("moe_balance", tag);
   fs::create_directories(dir);
   std::vector<std::string> docs = fortunes_zh_documents();
   std::ofstream out(dir + "/poems.txt");
@@ -80,6 +85,12 @@ nlohmann::json train_moe(const std::string& balance, const std::string& topk, in
   o.batch_size = 4, o.seq_len = 32, o.max_steps = steps, o.lr = 1e-2, o.min_lr = 1e-3;
   o.warmup_steps = 2, o.eval_every = 1000, o.eval_batches = 1, o.checkpoint_every = 1000;
   o.log_every = 1, o.quiet = true, o.seed = 3, o.moe_balance = balance, o.moe_bias_gamma = 0.02;
+  return o;
+}
+
+// The run of moe_options(balance, topk, steps); returns the last metrics record.
+nlohmann::json train_moe(const std::string& balance, const std::string& topk, int steps) {
+  const TrainOptions o = moe_options(balance, topk, steps, balance);
   Trainer(o).run();
   std::ifstream in(o.out + "/metrics.jsonl");
   nlohmann::json last;
@@ -111,4 +122,78 @@ TEST(MoeBalance, TrainingLogsTheSpreadAndBalancingKeepsEveryExpertBusy) {
   const nlohmann::json none = train_moe("none", "greedy", 30);
   EXPECT_GT(none["moe_load_max"].get<double>(), aux["moe_load_max"].get<double>()) << none.dump();
   EXPECT_GT(none["moe_load_max"].get<double>(), bias["moe_load_max"].get<double>()) << none.dump();
+}
+
+namespace {
+// sign(mean load − load_e) per expert of each layer: the direction the bias update moves b_e.
+std::vector<int> bias_directions(const std::vector<Model::ExpertLoad>& load) {
+  std::vector<int> d;
+  for (const Model::ExpertLoad& l : load) {
+    double mean = 0;
+    for (float v : l.tokens) mean += v / (double)l.tokens.size();
+    for (float v : l.tokens) d.push_back(mean > v ? 1 : mean < v ? -1 : 0);
+  }
+  return d;
+}
+}  // namespace
+
+// A step's expert load is summed over its micro-batches: two micro-batches of one sequence give
+// exactly the load of one batch of both (token counts are integers, exact in float), and that
+// moves some bias another way than the last micro-batch alone (what the update once read) would.
+TEST(MoeBalance, StepLoadSumsTheMicroBatches) {
+  const ModelConfig c = moe_model_config("deepseek_v3");
+  Model m(c);
+  random_weights(m, 3);
+  const int T = 9, N = 2 * T;
+  const std::vector<int> t = random_tokens(N, c.vocab_size, 4), y = random_tokens(N, c.vocab_size, 5);
+  auto batch = [&](int B, int from) {
+    Batch b;
+    b.B = B, b.T = T;
+    b.inputs.assign(t.begin() + from, t.begin() + from + B * T);
+    b.targets.assign(y.begin() + from, y.begin() + from + B * T);
+    return b;
+  };
+  std::vector<Batch> one{batch(2, 0)}, two{batch(1, 0), batch(1, T)};
+  DataParallel whole(2, 1), accum(1, 2);
+  double targets = 0;
+  whole.gradients(m, one, &targets);
+  accum.gradients(m, two, &targets);
+  const std::vector<Model::ExpertLoad> last = m.expert_load();  // the second micro-batch's
+  ASSERT_EQ(whole.expert_load().size(), 2u);  // both layers have experts
+  ASSERT_EQ(accum.expert_load().size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const std::vector<float>& a = whole.expert_load()[i].tokens;
+    EXPECT_EQ(whole.expert_load()[i].layer, accum.expert_load()[i].layer);
+    EXPECT_EQ(accum.expert_load()[i].tokens, a) << "layer " << i;
+    double sum = 0;
+    for (float v : a) sum += v;
+    EXPECT_EQ(sum, (double)N * c.moe.num_experts_per_tok) << "layer " << i;  // every token routed K times
+  }
+  EXPECT_NE(bias_directions(accum.expert_load()), bias_directions(last));
+}
+
+// DeepSeek-V3 monitors the expert load "on the whole batch of each training step" (§2.1.2): one
+// step at batch 2 and one at batch 1 × --grad-accum 2 read the same two windows, so every
+// e_score_correction_bias must move alike. Exact: each bias starts at 0, AdamW leaves it at 0 (it
+// gets no gradient, and decay of 0 is 0), and the update adds exactly +γ, −γ or 0 from integer
+// token counts; the biases could differ only if a token's routing flipped between the two batch
+// shapes (two router scores within float rounding of each other).
+TEST(MoeBalance, GradAccumUpdatesTheBiasFromTheWholeStepsLoad) {
+  std::vector<std::vector<float>> biases;
+  for (const auto& [B, A] : {std::pair{2, 1}, std::pair{1, 2}}) {
+    TrainOptions o = moe_options("bias_update", "noaux_tc", 1, "accum" + std::to_string(A));
+    o.batch_size = B, o.grad_accum = A;
+    Trainer(o).run();
+    const std::unique_ptr<Model> m = load_model(o.out + "/checkpoint");
+    std::vector<float> b;
+    for (int il = 0; il < 2; ++il) {
+      const float* v = m->params().value("model.layers." + std::to_string(il) + ".mlp.gate.e_score_correction_bias");
+      b.insert(b.end(), v, v + m->config().moe.num_experts);
+    }
+    biases.push_back(b);
+  }
+  EXPECT_EQ(biases[0], biases[1]);
+  int moved = 0;
+  for (float v : biases[0]) moved += v != 0.0f;
+  EXPECT_GT(moved, 0);  // not vacuous: the step moved biases
 }

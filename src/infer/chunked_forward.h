@@ -9,9 +9,10 @@
 namespace llm0 {
 
 /// Logits [T, vocab_size] of `tokens` [T] computed through Model::forward_cached with a fresh
-/// cache of `max_context` positions (0 = max_position_embeddings): chunk sizes `chunks` in order
-/// (a chunk longer than what is left takes the rest), then single tokens. Throws llm0::Error for an
-/// empty sequence, a chunk size < 1, or what forward_cached throws (ids out of range, context full).
+/// cache of `max_context` positions (0 = max_position_embeddings): chunk sizes `chunks` in order,
+/// then single tokens. Throws llm0::Error (naming --chunks, the sizes and T) for an empty sequence,
+/// a chunk size < 1, chunks adding up to more than T (a chunk past the end cannot apply), or
+/// what forward_cached throws (ids out of range, context full).
 std::vector<float> chunked_forward(Model& model, const std::vector<int>& tokens,
                                    const std::vector<int>& chunks, int max_context = 0);
 

@@ -122,6 +122,20 @@ std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const st
   return layers;
 }
 
+// A window wider than every position (query i sees keys i - W < j <= i, i < P) would make the
+// sliding layers full attention under another name, so sliding_window > P is refused where some
+// layer slides (W = P, also full attention, passes: a config may state its context as its
+// window). A window that applies to no layer (Qwen2's published configs: 32768 or 131072 with
+// use_sliding_window false) is not read, and passes.
+void check_window_applies(const ModelConfig& c, const std::string& src) {
+  int sliding = 0;
+  for (const LayerConfig& l : c.layers) sliding += l.kind == LayerKind::SlidingAttention;
+  LLM0_CHECK(c.sliding_window <= c.max_position_embeddings, "{}: sliding_window={} is larger "
+             "than max_position_embeddings={}, so it never limits the attention of the {} "
+             "sliding layer(s); give a window <= {} or make them full_attention", src,
+             c.sliding_window, c.max_position_embeddings, sliding, c.max_position_embeddings);
+}
+
 }  // namespace
 
 bool ModelConfig::has_linear_layers() const {
@@ -169,6 +183,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   LLM0_CHECK(c.num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src,
              c.num_hidden_layers);
   c.layers = resolve_layers(j, c.num_hidden_layers, src, c.sliding_window);
+  check_window_applies(c, src);
   bool any_moe = false;  // the expert fields are read (and required) when some layer has experts
   for (const LayerConfig& l : c.layers) any_moe |= l.ffn == FfnKind::Moe;
   if (any_moe) c.moe = MoeConfig::from_json(j, c.model_type, src);

@@ -112,7 +112,8 @@ struct ModelConfig {
   /// num_attention_heads % num_key_value_heads != 0, unknown hidden_act / norm / position kind,
   /// a model_type the engine does not run (gpt_oss, gemma*, ... named with what is missing),
   /// rope_scaling, a qwen3_next layer with experts (num_experts > 0: the MoE issue), missing or
-  /// inconsistent linear_* sizes when some layer is linear_attention.
+  /// inconsistent linear_* sizes when some layer is linear_attention, a sliding_window larger
+  /// than max_position_embeddings when some layer slides (it would never limit attention).
   static ModelConfig from_json(const nlohmann::json& j, const std::string& source = "config.json");
   /// Reads and parses a config.json file. Throws llm0::Error naming the file.
   static ModelConfig from_file(const std::string& path);

@@ -1,6 +1,7 @@
 // Model forward/backward (training) and forward_cached (inference). See model.h.
 #include "model/model.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "cache/kv_cache.h"
@@ -87,12 +88,16 @@ std::vector<Model::ExpertLoad> Model::expert_load() const {
   return out;
 }
 
-void Model::update_router_bias(double gamma) {
+void Model::update_router_bias(double gamma, const std::vector<ExpertLoad>& loads) {
   const int E = cfg_.moe.num_experts;
-  for (size_t il = 0; plan_ && il < blocks_.size(); ++il) {
+  for (size_t il = 0; il < blocks_.size(); ++il) {
     float* bias = blocks_[il].moe.bias;
     if (blocks_[il].ffn != FfnKind::Moe || !bias) continue;
-    const float* load = plan_->blocks[il].moe.load;
+    const auto it = std::find_if(loads.begin(), loads.end(),
+                                 [&](const ExpertLoad& l) { return l.layer == (int)il; });
+    LLM0_CHECK(it != loads.end() && (int)it->tokens.size() == E, "update_router_bias: no load of "
+               "{} experts for MoE layer {}", E, il);
+    const float* load = it->tokens.data();
     double mean = 0;
     for (int e = 0; e < E; ++e) mean += load[e] / E;
     for (int e = 0; e < E; ++e)

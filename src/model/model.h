@@ -66,8 +66,10 @@ class Model {
   std::vector<ExpertLoad> expert_load() const;
   /// DeepSeek-V3's auxiliary-loss-free balancing (arXiv:2412.19437 §2.1.2), after an optimizer
   /// step: bias_e += γ · sign(mean load − load_e) on every MoE layer's e_score_correction_bias,
-  /// from the loads of the last forward. No-op without a correction bias.
-  void update_router_bias(double gamma);
+  /// from `load` (expert_load()'s layout): the whole step's, summed over its micro-batches, as
+  /// DeepSeek-V3 counts "on the whole batch of each training step". No-op without a correction
+  /// bias. Throws llm0::Error if `load` lacks a layer with a bias or has the wrong expert count.
+  void update_router_bias(double gamma, const std::vector<ExpertLoad>& load);
 
   // ---- inference ----
   /// A fresh cache for this model: capacity = max_context (0 = max_position_embeddings).

@@ -164,6 +164,12 @@ void MoeConfig::validate(const std::string& src) const {
                "{}: noaux_tc ranks a group by its two best experts: n_group={} leaves {} per group",
                src, n_group, E / n_group);
   }
+  // DeepSeek-V3's MoEGate (modeling_deepseek.py) raises NotImplementedError for any scoring_func
+  // but sigmoid, and transformers' DeepseekV3 router is always sigmoid: a softmax router with a
+  // correction bias has no reference to match.
+  LLM0_CHECK(!(has_correction_bias() && scoring == MoeScoring::Softmax), "{}: topk_method "
+             "\"noaux_tc\" needs scoring_func \"sigmoid\", got scoring_func \"softmax\" "
+             "(DeepSeek-V3's correction-bias routing is defined on sigmoid scores)", src);
   LLM0_CHECK(balance != MoeBalance::BiasUpdate || has_correction_bias(), "{}: moe_balance "
              "\"bias_update\" needs topk_method \"noaux_tc\" (it updates e_score_correction_bias)",
              src);

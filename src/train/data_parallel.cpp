@@ -7,6 +7,7 @@
 
 #include "core/check.h"
 #include "core/comm.h"
+#include "train/moe_load.h"
 
 namespace llm0 {
 
@@ -67,9 +68,11 @@ double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* 
   double loss_sum = 0;
   const bool overlap = buckets_ && share_.ranks > 1;
   const Model::GradsReady start = [&](size_t at, size_t n) { comm::start_sum(p.grad() + at, n); };
+  step_load_.clear();
   for (size_t m = 0; m < micro.size(); ++m) {
     Batch& b = micro[m];
     loss_sum += model.forward(b.inputs.data(), b.targets.data(), b.B, b.T);
+    add_expert_load(step_load_, model.expert_load());
     model.backward(1.0f / (float)total, overlap && m + 1 == micro.size() ? start : nullptr);
   }
   allreduce_gradients(p);

@@ -65,6 +65,10 @@ class DataParallel {
                         double* targets);
   /// The same for micro-batches already filled (tests): micro[m] is micro-batch m of this rank.
   double gradients(Model& model, std::vector<Batch>& micro, double* targets);
+  /// Per MoE layer, the tokens routed to each expert over this rank's micro-batches of the last
+  /// step_gradients / gradients call (summed, so --grad-accum A of batch B counts as batch A·B);
+  /// empty for dense models.
+  const std::vector<Model::ExpertLoad>& expert_load() const { return step_load_; }
 
   /// Sum over ranks (a no-op with one rank).
   double sum(double x) const;
@@ -92,6 +96,7 @@ class DataParallel {
 
   RankShare share_;
   AllreduceStats stats_;
+  std::vector<Model::ExpertLoad> step_load_;
   bool buckets_ = false;
   enum class Fault { None, Desync, Die } fault_ = Fault::None;
   int fault_step_ = 0;

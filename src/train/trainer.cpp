@@ -48,7 +48,7 @@ double TrainerImpl::train_step(double lr) {
     // Each rank would see only its own loads and the biases would drift apart.
     LLM0_CHECK(dp_->ranks() == 1, "--moe-balance bias_update runs in one process only (the "
                "expert loads are not summed over ranks yet); use aux_loss under mpirun");
-    model_->update_router_bias(o_.moe_bias_gamma);
+    model_->update_router_bias(o_.moe_bias_gamma, dp_->expert_load());  // the whole step's loads
   }
   state_.tokens_seen += targets;
   return loss;
@@ -80,7 +80,7 @@ void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s)
   const double el = seconds(), per_step = el / std::max(1, step - first_step_);
   const double eta = per_step * (state_.total_steps - step);
   const double flops = tok_s * train_flops_per_token(model_->config(), o_.seq_len);
-  const MoeLoadSpread spread = moe_load_spread(model_->expert_load());
+  const MoeLoadSpread spread = moe_load_spread(dp_->expert_load());
   char experts[96] = "";
   if (spread.layer >= 0)  // the worst layer's busiest and idlest expert (uniform: 1/E each)
     std::snprintf(experts, sizeof experts, " | experts %.3f/%.3f (layer %d)", spread.max_fraction,
@@ -108,8 +108,8 @@ void TrainerImpl::log_step(double loss, double lr, double tok_s) {
   nlohmann::json j = {{"step", state_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm_},
                       {"tokens_per_s", tok_s}, {"elapsed_s", seconds()},
                       {"tokens_seen", state_.tokens_seen}};
-  const MoeLoadSpread spread = moe_load_spread(model_->expert_load());
-  if (spread.layer >= 0) {  // expert-load spread of the last micro-batch, worst MoE layer
+  const MoeLoadSpread spread = moe_load_spread(dp_->expert_load());
+  if (spread.layer >= 0) {  // expert-load spread of the step (all micro-batches), worst MoE layer
     j["moe_load_max"] = spread.max_fraction, j["moe_load_min"] = spread.min_fraction;
     j["moe_load_worst_layer"] = spread.layer;
     if (model_->config().moe.balance == MoeBalance::AuxLoss) j["aux_loss"] = model_->aux_loss();

@@ -149,10 +149,10 @@ std::unique_ptr<Model> bench_model(const std::string& model_dir, const std::stri
 }
 
 /// Prefill (ppP) and decode (tgG) tokens/s from an empty cache, as llama-bench times them.
-void run_bench_generate(const GenBenchArgs& a) {
+void run_bench_generate(const CLI::App& cmd, const GenBenchArgs& a) {
   DType stored = DType::F32;
   std::unique_ptr<Model> model = bench_model(a.model, a.config, &stored);
-  model->set_mla_decode(a.mla_form);
+  apply_mixer_options(cmd, *model, a.mla_form, 0);
   apply_infer_dtypes(*model, a.dtypes, stored);
   const ModelConfig& cfg = model->config();
   const int P = a.prompt_tokens, G = a.gen_tokens, V = cfg.vocab_size;
@@ -202,11 +202,11 @@ struct ContextBenchArgs {
 };
 
 /// Prefill n tokens, then decode G more, per context n; counters read from the engine.
-void run_bench_context(const ContextBenchArgs& a) {
+void run_bench_context(const CLI::App& cmd, const ContextBenchArgs& a) {
   const std::unique_ptr<Model> owned = bench_model(a.model, a.config, nullptr);
   Model& model = *owned;
   const std::string source = a.model.empty() ? a.config : a.model;
-  model.set_mla_decode(a.mla_form);
+  apply_mixer_options(cmd, model, a.mla_form, 0);
   const ModelConfig& cfg = model.config();
   const int V = cfg.vocab_size, G = a.decode_tokens;
   nlohmann::json rows = nlohmann::json::array();
@@ -302,7 +302,7 @@ void register_bench(CLI::App& app) {
   add_mla_decode_option(gen, g.mla_form);
   add_dtype_options(gen, g.dtypes);
   add_threads_option(gen);
-  gen->callback([] { run_bench_generate(g); });
+  gen->callback([gen] { run_bench_generate(*gen, g); });
 
   auto* ctx = bench->add_subcommand("context", "Decode cost per token as the context grows (full vs sliding layers)");
   static ContextBenchArgs c;
@@ -314,7 +314,7 @@ void register_bench(CLI::App& app) {
   ctx->add_flag("--json", c.json, "One JSON object on stdout");
   add_mla_decode_option(ctx, c.mla_form);
   add_threads_option(ctx);
-  ctx->callback([] { run_bench_context(c); });
+  ctx->callback([ctx] { run_bench_context(*ctx, c); });
 }
 
 }  // namespace llm0::cli

@@ -48,17 +48,17 @@ void register_forward(CLI::App& app) {
   cmd->add_option("--output", output, "Output .npy file (float32 [T, vocab_size])")->required();
   add_positive_list_option(cmd, "--chunks", chunks,
                            "Run the cached path instead: prefill with the first chunk, then each "
-                           "chunk, then the rest one token at a time (e.g. 5,3,1)");
+                           "chunk, then the rest one token at a time (e.g. 5,3,1; the sizes add "
+                           "up to at most the number of tokens)");
   add_mla_decode_option(cmd, mla_form);
   add_delta_chunk_option(cmd, delta_chunk);
   add_dtype_options(cmd, dtypes);
   add_threads_option(cmd);
-  cmd->callback([] {
+  cmd->callback([cmd] {
     const std::vector<int> ids = parse_ids(tokens);
     DType stored = DType::F32;
     auto model = load_model(resolve_checkpoint_dir(model_dir), &stored);
-    model->set_mla_decode(mla_form);
-    if (delta_chunk > 0) model->set_linear_chunk_size(delta_chunk);
+    apply_mixer_options(*cmd, *model, mla_form, delta_chunk);
     apply_infer_dtypes(*model, dtypes, stored);
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)

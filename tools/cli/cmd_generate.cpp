@@ -90,7 +90,7 @@ void print_summary(const GenerateResult& r) {
                per_layer(r.layer_counters, false).c_str());
 }
 
-void run_generate(GenerateArgs& a) {
+void run_generate(const CLI::App& cmd, GenerateArgs& a) {
   LLM0_CHECK(a.prompt_given != !a.prompts_file.empty(),
              "give exactly one of --prompt TEXT or --prompts-file FILE");
   a.opt.use_cache = !a.no_cache;
@@ -101,8 +101,7 @@ void run_generate(GenerateArgs& a) {
   const std::vector<std::string> prompts =
       a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
   GenerationModel gm = load_generation_model(a.model);
-  gm.model->set_mla_decode(a.mla_form);
-  if (a.delta_chunk > 0) gm.model->set_linear_chunk_size(a.delta_chunk);
+  apply_mixer_options(cmd, *gm.model, a.mla_form, a.delta_chunk);
   apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
   Generator gen(*gm.model, *gm.tokenizer);
   for (const std::string& prompt : prompts) {
@@ -154,7 +153,7 @@ void register_generate(CLI::App& app) {
   add_threads_option(cmd);
   cmd->callback([cmd] {
     a.prompt_given = cmd->count("--prompt") > 0;
-    run_generate(a);
+    run_generate(*cmd, a);
   });
 }
 

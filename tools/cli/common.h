@@ -8,6 +8,10 @@
 #include "layers/mla.h"
 #include "model/infer_dtypes.h"
 
+namespace llm0 {
+class Model;
+}
+
 namespace llm0::cli {
 
 /// Validators for numeric options that say what they want ("must be a number > 0, got -1")
@@ -24,8 +28,8 @@ void add_threads_option(CLI::App* cmd);
 int threads_option();
 
 /// Adds `--mla-decode absorbed|expanded` (default absorbed, any case) to `cmd`: the decode form
-/// of multi-head latent attention layers (ignored by other models). Another word is refused
-/// naming the two forms.
+/// of multi-head latent attention layers (apply_mixer_options refuses it for other models).
+/// Another word is refused naming the two forms.
 inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
   cmd->add_option_function<std::string>(
          "--mla-decode",
@@ -36,17 +40,26 @@ inline void add_mla_decode_option(CLI::App* cmd, MlaDecode& form) {
            form = w == "absorbed" ? MlaDecode::Absorbed : MlaDecode::Expanded;
          },
          "MLA decode form: absorbed (W_UK into the query, W_UV after the weighted sum; the "
-         "default) or expanded (k_nope and v re-created from the cached latents)")
+         "default) or expanded (k_nope and v re-created from the cached latents); refused for "
+         "a model without MLA layers")
       ->type_name("absorbed|expanded");
 }
 
 /// Adds `--delta-chunk L` to `cmd`: the chunk length of Gated DeltaNet's chunked form
-/// (Model::set_linear_chunk_size; 0 keeps the default 64; ignored by models without linear layers).
+/// (Model::set_linear_chunk_size; 0 keeps the default 64; apply_mixer_options refuses it for a
+/// model without linear layers).
 inline void add_delta_chunk_option(CLI::App* cmd, int& L) {
   cmd->add_option("--delta-chunk", L,
-                  "Gated DeltaNet chunk length of the chunked form (0 = the default, 64)")
+                  "Gated DeltaNet chunk length of the chunked form (0 = the default, 64); "
+                  "refused for a model without Gated DeltaNet layers")
       ->check(non_negative_check());
 }
+
+/// Applies --mla-decode `form` and --delta-chunk `delta_chunk` (0: the default) to `model`. A flag
+/// the user gave on `cmd` that cannot apply throws llm0::Error naming it and its value:
+/// --mla-decode for a model without multi-head latent attention layers, --delta-chunk for one
+/// without Gated DeltaNet layers. A flag `cmd` does not have counts as not given.
+void apply_mixer_options(const CLI::App& cmd, Model& model, MlaDecode form, int delta_chunk);
 
 /// Adds `--weights-dtype auto|f32|bf16` (default auto: as the checkpoint stores its matrices) and
 /// `--kv-dtype f32|bf16` (default bf16 when the weights are bf16, else f32) to `cmd`.

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "common.h"
+#include "model/model.h"
 
 #include <filesystem>
 
@@ -111,6 +112,25 @@ CLI::Validator number_in_check(double lo, double hi, const std::string& what) {
 
 CLI::Validator positive_check() { return number_check(false); }
 CLI::Validator non_negative_check() { return number_check(true); }
+
+namespace {
+// The text the user gave for option `name` of `cmd`, or "" when the option was not given.
+std::string given_text(const CLI::App& cmd, const std::string& name) {
+  const CLI::Option* o = cmd.get_option_no_throw(name);
+  return o && o->count() > 0 ? o->as<std::string>() : std::string();
+}
+}  // namespace
+
+void apply_mixer_options(const CLI::App& cmd, Model& model, MlaDecode form, int delta_chunk) {
+  const ModelConfig& c = model.config();
+  const std::string mla = given_text(cmd, "--mla-decode"), delta = given_text(cmd, "--delta-chunk");
+  LLM0_CHECK(mla.empty() || c.mla.enabled(), "--mla-decode {} cannot apply: the model (model_type "
+             "{}) has no multi-head latent attention (MLA) layers", mla, c.model_type);
+  LLM0_CHECK(delta.empty() || c.has_linear_layers(), "--delta-chunk {} cannot apply: the model "
+             "(model_type {}) has no Gated DeltaNet (linear_attention) layers", delta, c.model_type);
+  model.set_mla_decode(form);
+  if (delta_chunk > 0) model.set_linear_chunk_size(delta_chunk);
+}
 
 void check_checkpoint_output(const std::string& output, bool overwrite) {
   namespace fs = std::filesystem;
