@@ -58,6 +58,13 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 [ -x "$LLM0" ] || die "llm0 binary not found at $LLM0 (make build, or set BUILD)"
 "$PY" -c 'import torch' 2>/dev/null || die "$PY cannot import torch (scripts/setup.sh installs python3-torch)"
 cd "$ROOT"
+# PyTorch links the same OpenBLAS: both run the core llm0 runs (the one llm0 selected where the
+# library fell back to an older core: `llm0 --version`), so both multiply with the same kernels.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  OPENBLAS_CORETYPE=$("$LLM0" --version 2>/dev/null | sed -n 's/^BLAS: .* core \([A-Za-z0-9_]*\) .*/\1/p')
+  export OPENBLAS_CORETYPE
+fi
+log "OpenBLAS core for llm0 and PyTorch: $OPENBLAS_CORETYPE"
 if $any_infer; then
   LLAMA_BENCH=${LLAMA_BENCH:-$(scripts/build_llama_bench.sh | tail -n 1)}
   [ -x "$LLAMA_BENCH" ] || die "llama-bench not found at $LLAMA_BENCH"

@@ -25,7 +25,10 @@ using namespace llm0::testing_fixtures;
 namespace {
 
 /// Logits [V] of the last token of `tokens`, run alone through a contiguous cache; with
-/// `fixed_order`, its linear maps run the engine's fixed-order kernel (ops/linear_rows.h).
+/// `fixed_order`, inside a RowIndependentLinear scope (ops/linear_rows.h): the linear maps, the
+/// attention and the delta rule then run the engine's fixed-order kernels, so the logits are the
+/// engine's bitwise while the caches (KvCache, RingKvCache via attend_sliding, RecurrentState,
+/// LatentCache) and the layers' single-sequence code are not the engine's.
 std::vector<float> alone_logits(Model& m, const std::vector<int>& tokens, bool fixed_order = false) {
   ModelCache c = m.new_cache();
   std::optional<RowIndependentLinear> scope;
@@ -91,9 +94,25 @@ std::vector<KindRow> served_kinds() {
 }  // namespace
 
 // Three sequences of different lengths, prefilled in chunks and decoded together: each step's
-// logits equal the contiguous cache's for that sequence's tokens so far (< 1e-4; BF16 caches
-// < 1e-3, see below), for pages of 1 and 16 positions (prompts of 29, 17, 5: not multiples of
-// 16), F32 and BF16 caches, every kind (sliding windows of 5–6 and Gated DeltaNet states too).
+// logits equal, bitwise, the contiguous cache's for that sequence's tokens so far run alone in
+// the engine's fixed order, for pages of 1 and 16 positions (prompts of 29, 17, 5: not multiples
+// of 16), F32 and BF16 caches, every kind (sliding windows of 5–6 and Gated DeltaNet states too).
+//
+// Why exact, and not a tolerance: with a BF16 cache any float32 difference before the rounding
+// (another kernel's summation order) can round a K/V number to the neighbouring BF16 value, a
+// step of one BF16 ulp (up to 2⁻⁷ of the number), which no first-order float32 bound covers, and
+// a MoE router fed the moved numbers may pick another expert: no bound derived from rounding
+// errors holds for every BLAS core (1e-3, measured on one CPU, failed at 1.06e-3 and 3.48e-3
+// under OpenBLAS's Prescott kernels). So the reference computes the same numbers in the same
+// order (alone_logits with fixed_order: linear_rows, the paged attention kernel over the
+// contiguous rows as one page, MLA's absorbed loops, the recurrent delta rule) and rounds them
+// the same way; no BLAS call remains on either side, so every bit must agree on any CPU and
+// OpenBLAS core. What differs, and is under test: the page tables (pages of 1 and 16, three
+// sequences interleaved in one pool), the batch rows, the chunks (11 + 18 vs one prefill), the
+// ring and state bookkeeping across steps, and the caches' BF16 storage. The kernels themselves
+// are checked against double references in their own tests (test_paged_kv_cache.cpp
+// PagedAttention, test_linear_rows.cpp, test_ops_gated_delta.cpp), and the default (sgemm)
+// cached path against the full forward (test_model_cache.cpp).
 TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
   for (const KindRow& kind : served_kinds())
   for (CacheDtype dt : {CacheDtype::F32, CacheDtype::BF16})
@@ -103,14 +122,6 @@ TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
       random_weights(m, 3);
       m.set_kv_dtype(dt);
       const int V = m.config().vocab_size;
-      // F32: 1e-4 against sgemm's products (measured ≤ 3.3e-6). BF16 caches: a float32 rounding
-      // difference in a K/V number can round it to the neighbouring BF16 value (2⁻⁸ relative), so
-      // the reference runs the engine's fixed-order linear kernel (same K/V numbers, same BF16);
-      // only the attention kernels (paged vs contiguous) still differ in float32 rounding, which can
-      // move one cached number of a later layer: measured ≤ 5.7e-6 without such a flip, 4.7e-4 with
-      // one (sliding + sinks) — 1e-3 bounds it, far below what a wrong row or page (O(1)) gives.
-      const bool bf16 = dt == CacheDtype::BF16;
-      const double tol = bf16 ? 1e-3 : 1e-4;
       BatchEngine e(m, pool(page, 64 / page * 4));
       std::vector<std::vector<int>> seqs = {random_tokens(29, V, 1), random_tokens(17, V, 2),
                                             random_tokens(5, V, 3)};
@@ -129,8 +140,10 @@ TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
           if (n[i] == 0) continue;
           done[i] += n[i];
           const std::vector<int> prefix(seqs[i].begin(), seqs[i].begin() + done[i]);
-          EXPECT_LT(max_abs_diff(logits.data() + k * V, alone_logits(m, prefix, bf16).data(), V), tol)
-              << "sequence " << i << " at " << done[i];
+          const std::vector<float> want = alone_logits(m, prefix, /*fixed_order=*/true);
+          EXPECT_EQ(std::memcmp(logits.data() + k * V, want.data(), sizeof(float) * V), 0)
+              << "sequence " << i << " at " << done[i] << ": max |Δ| "
+              << max_abs_diff(logits.data() + k * V, want.data(), V);
           EXPECT_EQ(e.length(ids[i]), done[i]);
           ++k;
         }
@@ -144,7 +157,8 @@ TEST(BatchEngine, StepLogitsEqualTheContiguousCache) {
 }
 
 // Model::forward_cached through a ModelCache of PagedKvCache layers (the one-sequence form of the
-// batched path) equals the contiguous cache, chunk by chunk.
+// batched path) equals the contiguous cache, chunk by chunk: bitwise, both in the engine's fixed
+// order (a RowIndependentLinear scope), as in StepLogitsEqualTheContiguousCache.
 TEST(BatchEngine, ForwardCachedThroughPagedCachesEqualsContiguous) {
   Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, true));
   random_weights(m, 17);
@@ -158,10 +172,12 @@ TEST(BatchEngine, ForwardCachedThroughPagedCachesEqualsContiguous) {
   ModelCache flat = m.new_cache();
   const std::vector<int> t = random_tokens(27, V, 19);
   std::vector<float> a((size_t)V), b((size_t)V);
+  RowIndependentLinear fixed_order;
   for (auto [at, n] : {std::pair{0, 11}, std::pair{11, 1}, std::pair{12, 15}}) {
     m.forward_cached(t.data() + at, n, paged, a.data(), true);
     m.forward_cached(t.data() + at, n, flat, b.data(), true);
-    EXPECT_LT(max_abs_diff(a.data(), b.data(), V), 1e-4) << "after " << at + n;
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * V), 0)
+        << "after " << at + n << ": max |Δ| " << max_abs_diff(a.data(), b.data(), V);
   }
   EXPECT_EQ(paged.bytes_in_use(), flat.bytes_in_use());
   EXPECT_THROW(m.forward_cached(t.data(), 4, paged, a.data(), true), Error);  // 27 + 4 > 30
@@ -408,7 +424,8 @@ TEST(BatchEngine, PrefixCacheHitEqualsMissBitwise) {
   std::vector<float> hit(V);
   e.step({{ib, b.data() + 20, 11}}, hit.data());
   EXPECT_EQ(std::memcmp(hit.data(), miss.data(), sizeof(float) * V), 0);
-  EXPECT_LT(max_abs_diff(hit.data(), alone_logits(m, b).data(), V), 1e-4);
+  EXPECT_EQ(std::memcmp(hit.data(), alone_logits(m, b, /*fixed_order=*/true).data(),
+                        sizeof(float) * V), 0);  // the same-order reference (see above)
   }
 }
 

@@ -35,6 +35,9 @@ class LatentCache final : public LayerCache {
   /// All stored rows [length, r + dr] as float32 (BF16: widened into the read buffer, valid
   /// until the next read of any layer).
   const float* data() const { return rows_.all(length_); }
+  /// The stored rows [0, length) as they are held (float32 or bf16, no widening): row pointers
+  /// written into `ptrs` (must outlive the result).
+  KvRowSet rows_view(KvRowPointers& ptrs) const { return rows_.row_pointers(length_, ptrs); }
 
  private:
   void check_append(int pos, int n) const;

@@ -9,6 +9,7 @@
 #include "layers/norm.h"
 #include "ops/attention.h"
 #include "ops/attention_rows.h"
+#include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 #include "ops/rope.h"
@@ -210,7 +211,16 @@ void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* pos
   // rows, widening in registers. Larger groups widen and use one sgemm per KV head, which shares
   // each row among the group (bench_attention_rows: rows 1.9-3.2x faster at group 1, 1.0-2.0x at
   // group 2, 0.6-0.9x at group 8; docs/performance-history.md).
-  if (Tn == 1 && cache.dtype() == CacheDtype::BF16 && d.H <= 2 * d.Hkv) {
+  if (row_independent_linear()) {
+    // The serving engine's fixed order (ops/linear_rows.h): the paged kernel, reading the
+    // contiguous rows as they are stored as one page, gives attend_paged's bits.
+    thread_local KvRowPointers k_ptrs, v_ptrs;
+    const KvRowSet k = cache.k_rows_view(k_ptrs), v = cache.v_rows_view(v_ptrs);
+    const bool bf16 = k.bf16 != nullptr;
+    const void* k_page = bf16 ? (const void*)k.bf16[0] : (const void*)k.f32[0];
+    const void* v_page = bf16 ? (const void*)v.bf16[0] : (const void*)v.f32[0];
+    qk = attention_paged_forward(g.attn, g.q, KvPages{&k_page, &v_page, pos + Tn, bf16}, d);
+  } else if (Tn == 1 && cache.dtype() == CacheDtype::BF16 && d.H <= 2 * d.Hkv) {
     thread_local KvRowPointers k_ptrs, v_ptrs;
     qk = attention_decode_rows(g.attn, nullptr, g.q, cache.k_rows_view(k_ptrs),
                                cache.v_rows_view(v_ptrs), d);
@@ -232,7 +242,14 @@ void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* 
               g.rstd, g.rstd + (long)Tn * cfg->num_attention_heads, g.qg, g.gate);
   cache.append(pos, Tn, g.k_win + prev * kr, g.v_win + prev * kr);
   const AttentionDims d = dims(1, Tn, prev + Tn, prev);
-  const uint64_t qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
+  uint64_t qk;
+  if (row_independent_linear()) {  // the serving engine's fixed order: attend_ring's kernel
+    const void* k_page = g.k_win;
+    const void* v_page = g.v_win;
+    qk = attention_paged_forward(g.attn, g.q, KvPages{&k_page, &v_page, prev + Tn, false}, d);
+  } else {
+    qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
+  }
   count_attention(counters, d, qk, cache.bytes_per_number());
 }
 

@@ -13,6 +13,7 @@
 #include "layers/attention.h"
 #include "ops/causal_conv.h"
 #include "ops/gated_delta.h"
+#include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 
@@ -270,7 +271,9 @@ void GatedDeltaNetLayer::forward_cached(const float* x, int Tn, int pos, LayerCa
   advance_window(*rs, s.mixed, Tn);
   prepare_inputs(Tn, s);
   const GatedDeltaDims d = op_dims(cfg, 1, Tn);
-  if (Tn == 1)
+  // The recurrent form for one token, and for every Tn in the serving engine's fixed order
+  // (ops/linear_rows.h; forward_batch below): the chunked form's rounding depends on the chunks.
+  if (Tn == 1 || row_independent_linear())
     gated_delta_recurrent(s.o, rs->state(), s.q, s.k, s.v, s.g, s.beta, d);
   else
     gated_delta_chunked(s.o, rs->state(), nullptr, s.q, s.k, s.v, s.g, s.beta, d);

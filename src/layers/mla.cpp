@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/check.h"
+#include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 
@@ -174,8 +175,17 @@ void MlaLayer::forward_cached(const float* x, int Tn, int pos, const int* positi
   }
   lat->commit(Tn);
   counters.kv_projected += (uint64_t)Tn;
-  counters.qk_scores += form == MlaDecode::Absorbed ? attend_absorbed(Tn, pos, *lat, g, counters)
-                                                    : attend_expanded(Tn, pos, *lat, g, counters);
+  if (row_independent_linear()) {
+    // The serving engine's fixed order (ops/linear_rows.h): the absorbed form of forward_batch
+    // over the rows as stored, so this contiguous cache gives the engine's bits.
+    KvRowPointers ptrs;
+    absorb_queries(Tn, g);
+    counters.qk_scores += attend_latent_rows(lat->rows_view(ptrs), 0, Tn, pos, g, counters);
+    expand_values(Tn, g);
+  } else {
+    counters.qk_scores += form == MlaDecode::Absorbed ? attend_absorbed(Tn, pos, *lat, g, counters)
+                                                      : attend_expanded(Tn, pos, *lat, g, counters);
+  }
   counters.kv_bytes_read += (uint64_t)(pos + Tn) * (uint64_t)(r + dr) * (uint64_t)lat->bytes_per_number();
   linear_forward(y, g.attn, w.o_w, w.o_b, Tn, H * m.v_head_dim, cfg->hidden_size);
 }

@@ -128,6 +128,14 @@ struct MlaLayer {
                            WorkCounters& counters) const;
   uint64_t attend_expanded(int Tn, int pos, const LatentCache& cache, const MlaInferScratch& g,
                            WorkCounters& counters) const;
+  // The fixed-order absorbed form (the serving engine's; mla_batch.cpp), in three steps:
+  // q_abs [N, H, r + dr] from q; o_lat of rows [row0, row0 + n) (positions pos ..) over the
+  // latent rows [0, pos + n) as stored (returns the q·k pairs, adds attn_macs); attn [N, H, dv]
+  // from o_lat. Each row's numbers are plain loops in one order, bitwise independent of N.
+  void absorb_queries(int N, const MlaInferScratch& g) const;
+  uint64_t attend_latent_rows(const KvRowSet& rows, int row0, int n, int pos,
+                              const MlaInferScratch& g, WorkCounters& counters) const;
+  void expand_values(int N, const MlaInferScratch& g) const;
 };
 
 }  // namespace llm0

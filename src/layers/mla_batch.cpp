@@ -16,19 +16,10 @@
 
 namespace llm0 {
 
-void MlaLayer::forward_batch(const float* x, int N, const int* positions,
-                             std::span<const BatchSegment> segs, const MlaInferScratch& g,
-                             float* y, WorkCounters& counters) const {
+void MlaLayer::absorb_queries(int N, const MlaInferScratch& g) const {
   const MlaConfig& m = cfg->mla;
   const int H = cfg->num_attention_heads, r = m.kv_lora_rank, dn = m.qk_nope_head_dim;
-  const int dr = m.qk_rope_head_dim, dv = m.v_head_dim, D = dn + dr, E = dn + dv, R = r + dr;
-  project_q(x, N, positions, g.q, g.cq, g.cq_n, nullptr);
-  project_latent(x, N, positions, g.kv_a, g.c_raw, g.c, nullptr);
-  std::vector<float> rows((size_t)N * R);  // [N, r + dr] new latent rows [c | k_pe]
-  for (int t = 0; t < N; ++t) {
-    std::memcpy(rows.data() + (size_t)t * R, g.c + (size_t)t * r, sizeof(float) * r);
-    std::memcpy(rows.data() + (size_t)t * R + r, g.kv_a + (size_t)t * R + r, sizeof(float) * dr);
-  }
+  const int dr = m.qk_rope_head_dim, D = dn + dr, E = dn + m.v_head_dim, R = r + dr;
   // Absorbed queries q_abs [N, H, r + dr] = [q_nope,h · W_UK,h | q_pe,h].
 #pragma omp parallel for schedule(static) if ((long)N * H * dn * r > 65536)
   for (long th = 0; th < (long)N * H; ++th) {
@@ -41,6 +32,59 @@ void MlaLayer::forward_batch(const float* x, int N, const int* positions,
       for (int j = 0; j < r; ++j) qa[j] += qn[i] * W_UK[(long)i * r + j];
     std::memcpy(qa + r, qn + dn, sizeof(float) * dr);
   }
+}
+
+uint64_t MlaLayer::attend_latent_rows(const KvRowSet& rows, int row0, int n, int pos,
+                                      const MlaInferScratch& g, WorkCounters& counters) const {
+  const MlaConfig& m = cfg->mla;
+  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, dn = m.qk_nope_head_dim;
+  const int dv = m.v_head_dim, R = r + m.qk_rope_head_dim, S = pos + n;
+  const float scale = dims(1, n, S, pos).scale;
+#pragma omp parallel for schedule(static) if ((long)n * H * S * R > 65536)
+  for (long th = 0; th < (long)n * H; ++th) {
+    const long row = (long)row0 * H + th;
+    const int t = (int)(th / H);
+    std::vector<float> sc((size_t)S);
+    attend_query_rows(g.o_lat + row * r, g.q_abs + row * R, rows, 0, rows, 0, 0, pos + t + 1, R,
+                      r, scale, nullptr, sc.data());
+  }
+  const uint64_t qk = (uint64_t)H * ((uint64_t)n * pos + (uint64_t)n * (n + 1) / 2);
+  counters.attn_macs += (uint64_t)n * H * (uint64_t)(dn + dv) * r + qk * (uint64_t)(R + r);
+  return qk;
+}
+
+void MlaLayer::expand_values(int N, const MlaInferScratch& g) const {
+  const MlaConfig& m = cfg->mla;
+  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, dn = m.qk_nope_head_dim;
+  const int dv = m.v_head_dim, E = dn + dv;
+  // Head outputs attn [N, H, dv] = o_lat,h · W_UV,hᵀ.
+#pragma omp parallel for schedule(static) if ((long)N * H * dv * r > 65536)
+  for (long th = 0; th < (long)N * H; ++th) {
+    const int h = (int)(th % H);
+    const float* ol = g.o_lat + th * r;
+    float* out = g.attn + th * dv;
+    for (int d = 0; d < dv; ++d) {
+      const float* W_UV = w.kv_b_w + ((long)h * E + dn + d) * r;  // row d of head h's v rows
+      float acc = 0;
+      for (int j = 0; j < r; ++j) acc += ol[j] * W_UV[j];
+      out[d] = acc;
+    }
+  }
+}
+
+void MlaLayer::forward_batch(const float* x, int N, const int* positions,
+                             std::span<const BatchSegment> segs, const MlaInferScratch& g,
+                             float* y, WorkCounters& counters) const {
+  const MlaConfig& m = cfg->mla;
+  const int r = m.kv_lora_rank, dr = m.qk_rope_head_dim, R = r + dr;
+  project_q(x, N, positions, g.q, g.cq, g.cq_n, nullptr);
+  project_latent(x, N, positions, g.kv_a, g.c_raw, g.c, nullptr);
+  std::vector<float> rows((size_t)N * R);  // [N, r + dr] new latent rows [c | k_pe]
+  for (int t = 0; t < N; ++t) {
+    std::memcpy(rows.data() + (size_t)t * R, g.c + (size_t)t * r, sizeof(float) * r);
+    std::memcpy(rows.data() + (size_t)t * R + r, g.kv_a + (size_t)t * R + r, sizeof(float) * dr);
+  }
+  absorb_queries(N, g);
   for (const BatchSegment& s : segs) {
     auto* cache = dynamic_cast<PagedKvCache*>(s.cache);
     LLM0_CHECK(cache != nullptr, "a latent-attention layer of a batch needs a paged latent cache");
@@ -64,35 +108,12 @@ void MlaLayer::forward_batch(const float* x, int N, const int* positions,
                               (long)(j % pages.page_size) * R;
       set.f32 = ptrs.f32.data();
     }
-    const float scale = dims(1, s.n, S, s.pos).scale;
-#pragma omp parallel for schedule(static) if ((long)s.n * H * S * R > 65536)
-    for (long th = 0; th < (long)s.n * H; ++th) {
-      const long row = (long)s.row0 * H + th;
-      const int t = (int)(th / H);
-      std::vector<float> sc((size_t)S);
-      attend_query_rows(g.o_lat + row * r, g.q_abs + row * R, set, 0, set, 0, 0, s.pos + t + 1,
-                        R, r, scale, nullptr, sc.data());
-    }
-    const uint64_t qk = (uint64_t)H * ((uint64_t)s.n * s.pos + (uint64_t)s.n * (s.n + 1) / 2);
-    counters.qk_scores += qk;
-    counters.attn_macs += (uint64_t)s.n * H * (uint64_t)(dn + dv) * r + qk * (uint64_t)(R + r);
+    counters.qk_scores += attend_latent_rows(set, s.row0, s.n, s.pos, g, counters);
     counters.kv_bytes_read += (uint64_t)S * (uint64_t)R * (uint64_t)cache->bytes_per_number();
   }
-  // Head outputs attn [N, H, dv] = o_lat,h · W_UV,hᵀ.
-#pragma omp parallel for schedule(static) if ((long)N * H * dv * r > 65536)
-  for (long th = 0; th < (long)N * H; ++th) {
-    const int h = (int)(th % H);
-    const float* ol = g.o_lat + th * r;
-    float* out = g.attn + th * dv;
-    for (int d = 0; d < dv; ++d) {
-      const float* W_UV = w.kv_b_w + ((long)h * E + dn + d) * r;  // row d of head h's v rows
-      float acc = 0;
-      for (int j = 0; j < r; ++j) acc += ol[j] * W_UV[j];
-      out[d] = acc;
-    }
-  }
+  expand_values(N, g);
   counters.kv_projected += (uint64_t)N;
-  linear_forward(y, g.attn, w.o_w, w.o_b, N, H * dv, cfg->hidden_size);
+  linear_forward(y, g.attn, w.o_w, w.o_b, N, cfg->num_attention_heads * m.v_head_dim, cfg->hidden_size);
 }
 
 }  // namespace llm0

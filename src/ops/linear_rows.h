@@ -36,7 +36,11 @@ void linear_packed(float* y, const float* x, const PackedLinear& W, const float*
 
 /// While an instance lives, linear_forward, linear_forward_group and matvec called from this
 /// thread run linear_rows (the serving engine's determinism: the Block / MLP / MoE code of the
-/// single-sequence path then computes every token row independently of the batch). Nests.
+/// single-sequence path then computes every token row independently of the batch), and the
+/// layers' forward_cached on contiguous caches take the engine's fixed-order forms too
+/// (attention_paged_forward over the rows as stored, MLA's absorbed loops, the recurrent delta
+/// rule for any token count): a sequence then gets, bitwise, the serving engine's logits — the
+/// same-order reference of tests/test_batch_engine.cpp. Nests.
 class RowIndependentLinear {
  public:
   RowIndependentLinear();
