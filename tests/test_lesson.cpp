@@ -54,9 +54,9 @@ TEST(LessonAttention, RowsSumTo100PercentAndMatchAHandSoftmax) {
   ASSERT_EQ(w.T(), 5);
   ASSERT_EQ(w.d_model, 4);
   const AttentionLesson l = run_attention_lesson(w);
-  ASSERT_EQ(l.heads.size(), 2u);
-  EXPECT_EQ(l.qk_scores, 2u * (5 * 6 / 2));  // heads × causal pairs
-  for (int h = 0; h < 2; ++h)
+  ASSERT_EQ(l.heads.size(), 1u);
+  EXPECT_EQ(l.qk_scores, 1u * (5 * 6 / 2));  // heads × causal pairs
+  for (int h = 0; h < 1; ++h)
     for (int t = 0; t < 5; ++t) {
       const std::vector<double> s = hand_scores(w, h, t);
       double z = 0, sum = 0;
@@ -119,9 +119,52 @@ TEST(LessonAttention, SinkWeightMatchesHandComputation) {
     for (int j = 0; j < 5; ++j) sum += h.weights_with_sink[(size_t)t * 5 + j];
     EXPECT_NEAR(sum, 1.0, 1e-6);
   }
-  // row 0 has a zero query (no function-word feature): score 0, sink weight e / (1 + e)
-  EXPECT_NEAR(h.sink_weight[0], std::exp(1.0) / (1.0 + std::exp(1.0)), 1e-6);
-  EXPECT_FALSE(l.heads[1].sink_logit.has_value());
+  // row 0 sees only itself: sink weight e^sink / (e^sink + e^s00)
+  const double s00 = hand_scores(w, 0, 0)[0];
+  EXPECT_NEAR(h.sink_weight[0], std::exp(sink) / (std::exp(sink) + std::exp(s00)), 1e-6);
+  for (const HeadLesson& s : l.split_heads) EXPECT_FALSE(s.sink_logit.has_value());
+}
+
+TEST(LessonAttention, ScoresAndUnmaskedWeightsMatchAHandSoftmax) {
+  const TeachingWorld w = load_world(kWorld);
+  const AttentionLesson l = run_attention_lesson(w);
+  const HeadLesson& h = l.heads[0];
+  for (int t = 0; t < 5; ++t) {
+    std::vector<double> s = hand_scores(w, 0, t);  // j ≤ t
+    for (int j = t + 1; j < 5; ++j) {              // the keys the mask hides
+      const WorldHead& hd = w.heads[0];
+      s.push_back(dot(times(w.embeddings, (size_t)t, hd.W_Q, 4, 4),
+                      times(w.embeddings, (size_t)j, hd.W_K, 4, 4)) / 2.0);
+    }
+    double z = 0;
+    for (double x : s) z += std::exp(x);
+    for (int j = 0; j < 5; ++j) {
+      EXPECT_NEAR(h.scores[(size_t)t * 5 + j], s[(size_t)j], 1e-5) << t << " " << j;
+      EXPECT_NEAR(h.weights_unmasked[(size_t)t * 5 + j], std::exp(s[(size_t)j]) / z, 1e-6);
+    }
+  }
+}
+
+TEST(LessonAttention, SplitHeadsAreHeadZerosColumnsWithTheirOwnSoftmax) {
+  const TeachingWorld w = load_world(kWorld);
+  const TeachingWorld s = split_world(w);
+  ASSERT_EQ(s.H(), 2);
+  ASSERT_EQ(s.d_head, 2);
+  EXPECT_EQ(s.heads[1].name, "B");
+  for (int i = 0; i < 4; ++i)  // head B = columns 2, 3 of W_K
+    for (int c = 0; c < 2; ++c)
+      EXPECT_EQ(s.heads[1].W_K[(size_t)i * 2 + c], w.heads[0].W_K[(size_t)i * 4 + 2 + c]);
+  const AttentionLesson l = run_attention_lesson(w);
+  ASSERT_EQ(l.split_heads.size(), 2u);
+  for (int h = 0; h < 2; ++h)
+    for (int t = 0; t < 5; ++t) {
+      const std::vector<double> sc = hand_scores(s, h, t);  // scale 1/√2
+      double z = 0;
+      for (double x : sc) z += std::exp(x);
+      for (int j = 0; j <= t; ++j)
+        EXPECT_NEAR(l.split_heads[(size_t)h].weights[(size_t)t * 5 + j],
+                    std::exp(sc[(size_t)j]) / z, 1e-6);
+    }
 }
 
 nlohmann::json shipped_json() {
@@ -143,8 +186,17 @@ TEST(LessonWorld, MalformedWorldsNameTheField) {
   j["heads"][0]["W_K"].erase(0);
   expect_world_error(j, "heads[0].W_K");
   j = shipped_json();
-  j["heads"][1]["W_V"][2] = {1.0, 2.0, 3.0};
-  expect_world_error(j, "heads[1].W_V[2]");
+  j["heads"][0]["W_V"][2] = {1.0, 2.0, 3.0};
+  expect_world_error(j, "heads[0].W_V[2]");
+  j = shipped_json();
+  j["split_heads"]["count"] = 3;
+  expect_world_error(j, "split_heads.count");
+  j = shipped_json();
+  j["split_heads"]["names"] = {"A"};
+  expect_world_error(j, "split_heads.names");
+  j = shipped_json();
+  j["sink_row"] = "小李";
+  expect_world_error(j, "小李");
   j = shipped_json();
   j["tokens"].push_back("了");
   expect_world_error(j, "\"embeddings\" has 5 rows but \"tokens\" has 6");

@@ -68,6 +68,11 @@ TEST_F(LessonCli, AttentionJson) {
   EXPECT_TRUE(j["heads"][0].contains("sink"));
   EXPECT_LT(j["swap_test"]["delta_k"].get<double>(), 0.25 * j["swap_test"]["delta_v"].get<double>());
   EXPECT_EQ(j["swap_test"]["query"], "给了");
+  // the course's figures are part of the JSON (their values: test_lesson_figures.cpp)
+  EXPECT_EQ(j["figures"]["row"], "给了");
+  EXPECT_EQ(j["figures"]["split"].size(), 2u);
+  EXPECT_EQ(j["figures"]["sink_row"]["row"], "苹果");
+  EXPECT_EQ(j["split_heads"].size(), 2u);
 }
 
 TEST_F(LessonCli, AttentionTextFromAnotherDirectoryFindsTheShippedWorld) {
@@ -76,6 +81,8 @@ TEST_F(LessonCli, AttentionTextFromAnotherDirectoryFindsTheShippedWorld) {
   EXPECT_NE(r.out.find("Swap test"), std::string::npos);
   EXPECT_NE(r.out.find("100.0"), std::string::npos);
   EXPECT_NE(r.out.find("weight given to \"nothing\""), std::string::npos);
+  EXPECT_NE(r.out.find("head A 89.5% on 小明"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scores 0.04, 0.36, 0.00"), std::string::npos) << r.out;
 }
 
 TEST_F(LessonCli, KvCacheJsonAndSvg) {

@@ -54,14 +54,14 @@ TEST(LessonShapes, MlaAndExplicitHeadDim) {
 TEST(LessonShapes, TeachingWorldAndSvg) {
   const ShapesLesson w = shapes_from_world(load_world(kSrc + "/data/teaching-world.json"));
   EXPECT_EQ(w.T, 5);
-  EXPECT_EQ(w.d_qk, 2);
+  EXPECT_EQ(w.d_qk, 4);  // one head of d_head 4
   EXPECT_EQ(w.steps[3].result, (Shape{5, 5}));
   const ShapesLesson c = shapes_from_config(kSrc + "/configs/reference/llama-3-8b.json", -1);
   const std::string svg = shapes_svg({c, w});
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
   EXPECT_NE(svg.find("[8192, 128]"), std::string::npos);
   EXPECT_NE(svg.find("contracts d_h = 128"), std::string::npos);
-  EXPECT_NE(svg.find("[5, 2]"), std::string::npos);
+  EXPECT_NE(svg.find("[5, 4]"), std::string::npos);
   EXPECT_THROW(shapes_svg({}), Error);
 }
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/check.h"
+#include "lesson/lesson_figures.h"
 #include "ops/attention.h"
 #include "ops/matmul.h"
 
@@ -82,12 +83,61 @@ std::vector<std::vector<double>> engine_weights(const Projected& p, std::vector<
   return w;
 }
 
+// Weights without the causal mask [H][T, T]: each row alone as the last query (q_offset = T − 1),
+// so the engine's op lets it see all T keys; values are one-hot rows as in engine_weights.
+std::vector<std::vector<double>> engine_weights_unmasked(const Projected& p) {
+  std::vector<std::vector<double>> w((size_t)p.H, std::vector<double>((size_t)p.T * p.T));
+  std::vector<float> onehot((size_t)p.T * p.H * p.T, 0), out, lse;  // [T, H, T]
+  for (int j = 0; j < p.T; ++j)
+    for (int h = 0; h < p.H; ++h) onehot[((size_t)j * p.H + h) * p.T + j] = 1;
+  for (int t = 0; t < p.T; ++t) {
+    AttentionDims d;
+    d.B = 1, d.Tq = 1, d.Tk = p.T, d.H = p.H, d.Hkv = p.H, d.D = p.D, d.Dv = p.T;
+    d.q_offset = p.T - 1;
+    d.scale = 1.0f / std::sqrt((float)p.D);
+    out.assign((size_t)p.H * p.T, 0), lse.assign((size_t)p.H, 0);
+    attention_forward(out.data(), lse.data(), p.q.data() + (size_t)t * p.H * p.D, p.k.data(),
+                      onehot.data(), d);
+    for (int h = 0; h < p.H; ++h)
+      for (int j = 0; j < p.T; ++j) w[(size_t)h][(size_t)t * p.T + j] = out[(size_t)h * p.T + j];
+  }
+  return w;
+}
+
 // Head h's slice of a [T, H, D] tensor as [T, D] doubles.
 std::vector<double> head_slice(const std::vector<float>& x, int T, int H, int D, int h) {
   std::vector<double> s((size_t)T * D);
   for (int t = 0; t < T; ++t)
     for (int i = 0; i < D; ++i) s[(size_t)t * D + i] = x[((size_t)t * H + h) * D + i];
   return s;
+}
+
+// Scores q_t·k_j/√D for every pair [T, T] (no mask): Q_h [T, D] · K_hᵀ through linear_forward.
+std::vector<double> all_scores(const Projected& p, int h) {
+  std::vector<float> q((size_t)p.T * p.D), k((size_t)p.T * p.D), s((size_t)p.T * p.T);
+  for (int t = 0; t < p.T; ++t)
+    for (int i = 0; i < p.D; ++i) {
+      q[(size_t)t * p.D + i] = p.q[((size_t)t * p.H + h) * p.D + i];
+      k[(size_t)t * p.D + i] = p.k[((size_t)t * p.H + h) * p.D + i];
+    }
+  linear_forward(s.data(), q.data(), k.data(), nullptr, p.T, p.D, p.T);
+  const double scale = 1.0 / std::sqrt((double)p.D);
+  std::vector<double> out(s.size());
+  for (size_t i = 0; i < s.size(); ++i) out[i] = scale * s[i];
+  return out;
+}
+
+// cos(x_t, x_j) of the raw embeddings [T, T].
+std::vector<double> embedding_cosines(const TeachingWorld& w) {
+  const int T = w.T(), d = w.d_model;
+  auto row = [&](int t) {
+    return std::vector<double>(w.embeddings.begin() + (ptrdiff_t)t * d,
+                               w.embeddings.begin() + (ptrdiff_t)(t + 1) * d);
+  };
+  std::vector<double> c((size_t)T * T);
+  for (int t = 0; t < T; ++t)
+    for (int j = 0; j < T; ++j) c[(size_t)t * T + j] = cosine(row(t), row(j));
+  return c;
 }
 
 // Convex-combination check: each output row inside the per-dimension range of v_0..v_t.
@@ -182,7 +232,9 @@ double cosine(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 AttentionLesson run_attention_lesson(const TeachingWorld& w) {
-  AttentionLesson l{w.source, w.description, w.tokens, w.d_model, w.d_head, {}, {}, 0, {}};
+  AttentionLesson l;
+  l.source = w.source, l.description = w.description, l.tokens = w.tokens;
+  l.d_model = w.d_model, l.d_head = w.d_head;
   const Projected p = project(w);
   const int T = p.T, H = p.H, D = p.D;
   std::vector<float> out, lse;
@@ -192,13 +244,16 @@ AttentionLesson run_attention_lesson(const TeachingWorld& w) {
   for (int h = 0; h < H; ++h)
     if (w.heads[(size_t)h].sink_logit) sinks[(size_t)h] = (float)*w.heads[(size_t)h].sink_logit;
   const auto with_sinks = engine_weights(p, lse_w, sinks.data());
+  const auto unmasked = engine_weights_unmasked(p);
   for (int h = 0; h < H; ++h) {
     HeadLesson hl;
     hl.name = w.heads[(size_t)h].name;
     hl.queries = head_slice(p.q, T, H, D, h);
     hl.keys = head_slice(p.k, T, H, D, h);
     hl.values = head_slice(p.v, T, H, D, h);
+    hl.scores = all_scores(p, h);
     hl.weights = weights[(size_t)h];
+    hl.weights_unmasked = unmasked[(size_t)h];
     hl.outputs = head_slice(out, T, H, D, h);
     check_range(hl, T, D);
     if (w.heads[(size_t)h].sink_logit)
@@ -212,6 +267,9 @@ AttentionLesson run_attention_lesson(const TeachingWorld& w) {
     l.projected.assign(y.begin(), y.end());
   }
   if (w.swap) l.swap = swap_test(w, l);
+  l.embedding_cosines = embedding_cosines(w);
+  if (w.split) l.split_heads = run_attention_lesson(split_world(w)).heads;
+  l.sink_row = w.sink_row;
   return l;
 }
 
@@ -222,6 +280,19 @@ json rows(const std::vector<double>& m, int cols) {
     r.push_back(std::vector<double>(m.begin() + (ptrdiff_t)i, m.begin() + (ptrdiff_t)i + cols));
   return r;
 }
+
+json head_json(const HeadLesson& h, int T, int D) {
+  json hj = {{"name", h.name}, {"queries", rows(h.queries, D)}, {"keys", rows(h.keys, D)},
+             {"values", rows(h.values, D)}, {"scores", rows(h.scores, T)},
+             {"weights", rows(h.weights, T)}, {"weights_unmasked", rows(h.weights_unmasked, T)},
+             {"outputs", rows(h.outputs, D)},
+             {"outputs_inside_v_range", h.outputs_inside_v_range},
+             {"max_outside", h.max_outside}};
+  if (h.sink_logit)
+    hj["sink"] = {{"logit", *h.sink_logit}, {"sink_weight", h.sink_weight},
+                  {"weights_with_sink", rows(h.weights_with_sink, T)}};
+  return hj;
+}
 }  // namespace
 
 json to_json(const AttentionLesson& l) {
@@ -229,17 +300,15 @@ json to_json(const AttentionLesson& l) {
   json j = {{"lesson", "attention"}, {"world", l.source}, {"description", l.description},
             {"tokens", l.tokens}, {"d_model", l.d_model}, {"d_head", l.d_head},
             {"qk_scores", l.qk_scores}, {"heads", json::array()}};
-  for (const HeadLesson& h : l.heads) {
-    json hj = {{"name", h.name}, {"queries", rows(h.queries, D)}, {"keys", rows(h.keys, D)},
-               {"values", rows(h.values, D)}, {"weights", rows(h.weights, T)},
-               {"outputs", rows(h.outputs, D)},
-               {"outputs_inside_v_range", h.outputs_inside_v_range},
-               {"max_outside", h.max_outside}};
-    if (h.sink_logit)
-      hj["sink"] = {{"logit", *h.sink_logit}, {"sink_weight", h.sink_weight},
-                    {"weights_with_sink", rows(h.weights_with_sink, T)}};
-    j["heads"].push_back(hj);
+  for (const HeadLesson& h : l.heads) j["heads"].push_back(head_json(h, T, D));
+  j["embedding_cosines"] = rows(l.embedding_cosines, T);
+  if (!l.split_heads.empty()) {
+    const int Ds = D / (int)l.split_heads.size();
+    j["split_heads"] = json::array();
+    for (const HeadLesson& h : l.split_heads) j["split_heads"].push_back(head_json(h, T, Ds));
   }
+  if (l.sink_row) j["sink_row"] = l.tokens[(size_t)*l.sink_row];
+  if (!l.heads.empty()) j["figures"] = to_json(course_figures(l), l.tokens);
   if (!l.projected.empty()) j["projected"] = rows(l.projected, l.d_model);
   if (l.swap) {
     const SwapLesson& s = *l.swap;

@@ -22,7 +22,9 @@ namespace llm0::lesson {
 struct HeadLesson {
   std::string name;
   std::vector<double> queries, keys, values;  ///< q, k, v rows, each [T, d_h]
+  std::vector<double> scores;   ///< [T, T] = q_t·k_j/√d_h for every pair (the mask not applied)
   std::vector<double> weights;                ///< [T, T]; row t sums to 1, zero above the diagonal
+  std::vector<double> weights_unmasked;       ///< [T, T]; softmax over all T keys (no causal mask)
   std::vector<double> outputs;                ///< [T, d_h]; row t = Σ_{j≤t} w_tj v_j
   bool outputs_inside_v_range = false;  ///< every output inside [min_j v_j, max_j v_j] per dim
   double max_outside = 0;               ///< largest distance outside that range (0 when inside)
@@ -49,6 +51,9 @@ struct AttentionLesson {
   std::vector<std::string> tokens;
   int d_model = 0, d_head = 0;
   std::vector<HeadLesson> heads;
+  std::vector<double> embedding_cosines;  ///< [T, T] = cos(x_t, x_j) of the raw embeddings
+  std::vector<HeadLesson> split_heads;    ///< the world's "split_heads" variant; empty without
+  std::optional<int> sink_row;            ///< the world's "sink_row" position
   std::vector<double> projected;  ///< [T, d_model] = concat_h(O_h) W_O; empty without W_O
   uint64_t qk_scores = 0;         ///< q·k scores the engine's attention op computed (one pass)
   std::optional<SwapLesson> swap;

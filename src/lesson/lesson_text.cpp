@@ -6,6 +6,7 @@
 
 #include "core/check.h"
 #include "ledger/kv_format.h"
+#include "lesson/lesson_figures.h"
 
 namespace llm0::lesson {
 
@@ -110,6 +111,60 @@ std::string swap_text(const AttentionLesson& l) {
   return s;
 }
 
+std::string ranked_text(const AttentionLesson& l, const std::vector<Ranked>& r, int decimals) {
+  std::string s;
+  for (size_t i = 0; i < r.size(); ++i)
+    s += (i ? " > " : "") + l.tokens[(size_t)r[i].token] + " " + fixed(r[i].value, decimals);
+  return s;
+}
+
+std::string percents(const AttentionLesson& l, const std::vector<double>& w, int decimals) {
+  std::string s;
+  for (size_t j = 0; j < w.size(); ++j)
+    s += format("  {} {}%", l.tokens[j], fixed(100.0 * w[j], decimals));
+  return s;
+}
+
+// The course's figures in one place, at the course's precision (definitions:
+// docs/teaching-world.md).
+std::string figures_text(const AttentionLesson& l) {
+  const CourseFigures f = course_figures(l);
+  const std::string& q = l.tokens[(size_t)f.row];
+  std::string s = format("\nCourse figures (head \"{}\", row \"{}\"):\n", l.heads[0].name, q);
+  s += format("  causal mask:{}\n", percents(l, f.causal, 1));
+  s += format("  no mask:    {}\n", percents(l, f.unmasked, 1));
+  s += format("  raw embeddings, cos(x_{}, x_j): {}\n", q, ranked_text(l, f.by_embedding, 3));
+  s += format("  after the Q/K projections, q_{}·k_j/√d_h: {}\n", q,
+              ranked_text(l, f.by_score, 2));
+  if (l.swap) {
+    const SwapLesson& w = *l.swap;
+    s += format("  swap test: cos(k) {}, cos(v) {}; the two sentences differ by {} retrieving V, "
+                "{} retrieving K ({}×)\n", fixed(w.cos_k, 3), fixed(w.cos_v, 3),
+                fixed(w.delta_v, 3), fixed(w.delta_k, 3),
+                std::isfinite(w.ratio) ? fixed(w.ratio, 2) : std::string("infinite"));
+  }
+  if (!f.split.empty()) {
+    s += format("  {} heads (head 0 split by columns, scale 1/√{}):", f.split.size(),
+                l.d_head / (int)f.split.size());
+    for (const SplitPick& p : f.split)
+      s += format("  head {} {}% on {}", p.head, fixed(100.0 * p.weight, 1),
+                  l.tokens[(size_t)p.token]);
+    s += "\n";
+  }
+  if (f.sink_row) {
+    std::string sc;
+    for (size_t j = 0; j < f.sink_scores.size(); ++j)
+      sc += (j ? ", " : "") + fixed(f.sink_scores[j], 2);
+    s += format("  sink row \"{}\": scores {} ->{}\n", l.tokens[(size_t)*f.sink_row], sc,
+                percents(l, f.sink_weights, 0));
+    if (f.sink_nothing)
+      s += format("    with the sink logit {}:{}, \"nothing\" {}%\n",
+                  fixed(*l.heads[0].sink_logit, 2), percents(l, f.sink_weights_with_sink, 0),
+                  fixed(100.0 * *f.sink_nothing, 0));
+  }
+  return s;
+}
+
 }  // namespace
 
 int display_width(const std::string& s) {
@@ -161,6 +216,12 @@ std::string attention_text(const AttentionLesson& l) {
       s += "  " + pad(l.tokens[t], 8) + row_of(l.projected, l.d_model, (int)t) + "\n";
   }
   if (l.swap) s += swap_text(l);
+  for (const HeadLesson& h : l.split_heads) {
+    s += format("\nSplit head \"{}\" (d_head {}): causal attention weights (%)\n", h.name,
+                l.d_head / (int)l.split_heads.size());
+    s += weight_table(l, h.weights, nullptr, 0);
+  }
+  s += figures_text(l);
   return s;
 }
 

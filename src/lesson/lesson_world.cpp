@@ -93,6 +93,28 @@ WorldSwap read_swap(const json& s, const TeachingWorld& w) {
   return sw;
 }
 
+WorldSplit read_split(const json& s, const TeachingWorld& w) {
+  const json& n = field(s, "count", "split_heads", w.source);
+  LLM0_CHECK(n.is_number_integer() && n.get<int>() >= 1 && w.d_head % n.get<int>() == 0,
+             "{}: \"split_heads.count\" must be a positive divisor of d_head ({}), got {}",
+             w.source, w.d_head, n.dump());
+  LLM0_CHECK(w.H() == 1, "{}: \"split_heads\" cuts one head by columns; the world has {} heads",
+             w.source, w.H());
+  WorldSplit sp;
+  sp.count = n.get<int>();
+  for (int i = 0; i < sp.count; ++i) sp.names.push_back(format("head {}", i));
+  if (s.contains("names")) {
+    const json& names = s.at("names");
+    LLM0_CHECK(names.is_array() && names.size() == (size_t)sp.count,
+               "{}: \"split_heads.names\" must be a list of {} strings", w.source, sp.count);
+    for (size_t i = 0; i < names.size(); ++i) {
+      LLM0_CHECK(names[i].is_string(), "{}: \"split_heads.names\" must hold strings", w.source);
+      sp.names[i] = names[i].get<std::string>();
+    }
+  }
+  return sp;
+}
+
 }  // namespace
 
 int TeachingWorld::position_of(const std::string& name) const {
@@ -129,6 +151,12 @@ TeachingWorld world_from_json(const json& j, const std::string& source) {
     w.W_O = read_matrix(j.at("W_O"), (size_t)w.H() * w.d_head, w.d_model, "W_O", source);
   if (j.contains("swap_test") && !j.at("swap_test").is_null())
     w.swap = read_swap(j.at("swap_test"), w);
+  if (j.contains("split_heads") && !j.at("split_heads").is_null())
+    w.split = read_split(j.at("split_heads"), w);
+  if (j.contains("sink_row") && !j.at("sink_row").is_null()) {
+    LLM0_CHECK(j.at("sink_row").is_string(), "{}: \"sink_row\" must be a token string", source);
+    w.sink_row = w.position_of(j.at("sink_row").get<std::string>());
+  }
   return w;
 }
 
@@ -142,6 +170,24 @@ TeachingWorld swapped(const TeachingWorld& w, int a, int b) {
   std::swap(s.tokens[(size_t)a], s.tokens[(size_t)b]);
   for (int i = 0; i < w.d_model; ++i)
     std::swap(s.embeddings[(size_t)a * w.d_model + i], s.embeddings[(size_t)b * w.d_model + i]);
+  return s;
+}
+
+TeachingWorld split_world(const TeachingWorld& w) {
+  LLM0_CHECK(w.split.has_value(), "{}: the world has no \"split_heads\"", w.source);
+  const int n = w.split->count, D = w.d_head, Dh = D / n;
+  TeachingWorld s = w;
+  s.d_head = Dh, s.heads.clear(), s.swap.reset(), s.split.reset();
+  auto columns = [&](const std::vector<float>& W, int c0) {  // [d_model, Dh] of W [d_model, D]
+    std::vector<float> m((size_t)w.d_model * Dh);
+    for (int i = 0; i < w.d_model; ++i)
+      for (int c = 0; c < Dh; ++c) m[(size_t)i * Dh + c] = W[(size_t)i * D + c0 + c];
+    return m;
+  };
+  const WorldHead& h0 = w.heads[0];
+  for (int h = 0; h < n; ++h)
+    s.heads.push_back({w.split->names[(size_t)h], columns(h0.W_Q, h * Dh),
+                       columns(h0.W_K, h * Dh), columns(h0.W_V, h * Dh), std::nullopt});
   return s;
 }
 

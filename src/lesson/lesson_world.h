@@ -26,6 +26,13 @@ struct WorldSwap {
   int head = 0;      ///< which head the experiment reads
 };
 
+/// The multi-head variant: head 0's W_Q, W_K, W_V cut by columns into `count` heads of
+/// d_head / count each (the same parameters and multiplications, one softmax per head).
+struct WorldSplit {
+  int count = 2;                   ///< number of heads; divides d_head
+  std::vector<std::string> names;  ///< one label per head (default "head i")
+};
+
 /// A loaded, validated teaching world.
 struct TeachingWorld {
   std::string source;                ///< file path (for messages)
@@ -36,6 +43,8 @@ struct TeachingWorld {
   std::vector<WorldHead> heads;      ///< H ≥ 1 heads, all of width d_head
   std::vector<float> W_O;            ///< [H·d_head, d_model], empty when absent
   std::optional<WorldSwap> swap;     ///< absent when the file has no "swap_test"
+  std::optional<WorldSplit> split;   ///< absent when the file has no "split_heads"
+  std::optional<int> sink_row;       ///< position of "sink_row" (the row the sink figure reads)
 
   /// Number of tokens T.
   int T() const { return (int)tokens.size(); }
@@ -57,5 +66,10 @@ TeachingWorld load_world(const std::string& path);
 
 /// The same world with tokens (and embedding rows) at positions a and b exchanged.
 TeachingWorld swapped(const TeachingWorld& w, int a, int b);
+
+/// The multi-head variant of a world with a "split_heads" field: H = split.count heads of
+/// d_head / count, head i taking columns [i·d_h, (i+1)·d_h) of head 0's W_Q, W_K and W_V
+/// (no sink logits, no swap test, no split). W_O is kept: its shape [H·d_head, d_model] is the same.
+TeachingWorld split_world(const TeachingWorld& w);
 
 }  // namespace llm0::lesson
