@@ -15,7 +15,8 @@ int display_width(const std::string& s);
 /// `s` padded with spaces on the right (left = false) or left (left = true) to `width` columns.
 std::string pad(const std::string& s, int width, bool left = false);
 
-/// Weights, outputs, range check, sinks, per-head rows, W_O output and swap test.
+/// Weights, outputs, range check, sinks, per-head rows, W_O output, swap test, split heads and
+/// the course's figures (lesson_figures.h).
 std::string attention_text(const AttentionLesson& lesson);
 
 /// Per-step counters of both runs, totals, logit difference, greedy tokens, growth and slopes.

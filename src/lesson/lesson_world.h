@@ -1,4 +1,4 @@
-// The teaching world of `llm0 lesson attention`: a hand-made sentence (小明 把 苹果 给了 小王),
+// The teaching world of `llm0 lesson attention`: a sentence (小明 把 苹果 给了 小王),
 // d_model-dimensional embeddings and per-head projection matrices W_Q, W_K, W_V, optionally W_O,
 // several heads and per-head attention-sink logits. File format: docs/teaching-world.md.
 // Matrices use the course's row-vector convention: q = x W_Q with W_Q [d_model, d_head]
