@@ -1,5 +1,7 @@
 // convert_llama2c (see llama2c.h): a llama2.c checkpoint and tokenizer -> a Hugging Face Llama
 // directory (config.json as transformers' LlamaConfig names its fields; model.safetensors F32).
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
@@ -46,9 +48,10 @@ void convert_llama2c(const std::string& model_path, const std::string& tokenizer
              tokenizer_path, tokens.size(), model_path, m.header.vocab_size);
   const ordered_json tokenizer = llama2c_tokenizer_json(tokens, tokenizer_path);
   CheckpointWriter out(out_dir);
-  std::vector<TensorRef> refs;
+  std::vector<TensorRef> refs;  // sorted by name: the same file from either header version
   for (size_t i = 0; i < m.names.size(); ++i)
     refs.push_back({m.names[i], Shape(std::vector<int64_t>(m.shapes[i])), m.values[i].data()});
+  std::sort(refs.begin(), refs.end(), [](const TensorRef& a, const TensorRef& b) { return a.name < b.name; });
   write_safetensors(out.path("model.safetensors"), refs, {{"format", "pt"}});
   write_json(out.path("config.json"), config_json(m.header));
   write_json(out.path("generation_config.json"), {{"bos_token_id", kBos}, {"eos_token_id", kEos}});
