@@ -130,6 +130,10 @@ TEST_F(Llama2c, MalformedFilesAreRefusedByName) {
   const int32_t neg_vocab = -512;  // "untied", but there is no classifier in the file
   std::memcpy(&untied[20], &neg_vocab, 4);
   expect_refused(write("untied.bin", untied), kTok, {"untied.bin", "separate classifier", "truncated?"});
+  std::string huge = v0;
+  const int32_t big[5] = {1 << 30, 1 << 30, 1 << 30, 1 << 20, 1 << 20};  // products past 2^63
+  std::memcpy(&huge[0], big, sizeof big);
+  expect_refused(write("huge.bin", huge), kTok, {"huge.bin", "implies more than 9e18 bytes", "truncated?"});
   std::string q8(256, '\0');
   const uint32_t magic = 0x616b3432;
   int32_t version = 2;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include "core/check.h"
 
@@ -17,7 +18,7 @@ constexpr int64_t kV1HeaderBytes = 256;
 
 using Shape64 = std::vector<int64_t>;
 
-int64_t numel(const Shape64& s) {
+int64_t numel(const Shape64& s) {  // of a shape whose bytes are known to fit the file
   int64_t n = 1;
   for (int64_t d : s) n *= d;
   return n;
@@ -75,6 +76,23 @@ std::vector<Slot> layout(const Llama2cHeader& h) {
   std::vector<Slot> out;
   for (auto& g : groups) out.insert(out.end(), g.begin(), g.end());
   return out;
+}
+
+// Bytes the header's tensors take after the header (-1 beyond 9e18: a hostile header), computed
+// first in double so that no int64 product can overflow.
+int64_t expected_bytes(const Llama2cHeader& h, int64_t header_bytes) {
+  const auto bytes = [&](auto zero) {
+    using T = decltype(zero);
+    const T C = h.dim, F = h.hidden_dim, L = h.n_layers, V = h.vocab_size, S = h.seq_len;
+    const T D = C / h.n_heads, Ckv = h.n_kv_heads * D;
+    const T per_layer = 2 * C + 2 * C * C + 2 * Ckv * C + 3 * F * C;  // norms, q o, k v, mlp
+    T n = V * C + L * per_layer + C;
+    if (h.version == 0) n += S * D;      // freq_cis_real and _imag, [S, D/2] each
+    if (!h.shared_classifier) n += V * C;
+    return header_bytes + 4 * n;
+  };
+  if (bytes(0.0) > 9e18) return -1;
+  return bytes(int64_t{0});
 }
 
 int32_t read_i32(std::ifstream& in) {
@@ -148,18 +166,17 @@ Llama2cModel read_llama2c_model(const std::string& path) {
   const int64_t file_bytes = static_cast<int64_t>(size);
   Llama2cModel m;
   const int64_t header_bytes = read_header(in, file_bytes, path, m.header);
-  const std::vector<Slot> slots = layout(m.header);
-  int64_t expected = header_bytes;  // dims < 2^31 each: every product below fits in int64
-  for (const Slot& s : slots) expected += 4 * numel(s.shape);
+  const int64_t expected = expected_bytes(m.header, header_bytes);
   const Llama2cHeader& h = m.header;
   LLM0_CHECK(expected == file_bytes,
              "{}: the llama2.c header (version {}, dim={}, hidden_dim={}, n_layers={}, n_heads={}, "
              "n_kv_heads={}, vocab_size={}, seq_len={}, {} classifier) implies {} bytes, the file has {} "
              "bytes ({})", path, h.version, h.dim, h.hidden_dim, h.n_layers, h.n_heads, h.n_kv_heads,
-             h.vocab_size, h.seq_len, h.shared_classifier ? "shared" : "separate", expected, file_bytes,
-             expected > file_bytes ? "truncated?" : "extra data after the last tensor");
+             h.vocab_size, h.seq_len, h.shared_classifier ? "shared" : "separate",
+             expected >= 0 ? std::to_string(expected) : "more than 9e18", file_bytes,
+             expected < 0 || expected > file_bytes ? "truncated?" : "extra data after the last tensor");
   const int D = h.dim / h.n_heads;
-  for (const Slot& s : slots) {
+  for (const Slot& s : layout(h)) {  // built only now that the sizes match the file
     std::vector<float> v(static_cast<size_t>(numel(s.shape)));
     in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
     LLM0_CHECK(in.good(), "{}: read error in tensor {}", path, s.name.empty() ? "freq_cis" : s.name);
