@@ -145,10 +145,19 @@ void expect_refused(const json& j, const std::string& field, const std::string& 
 }
 
 TEST(PreTokenizers, UnsupportedComponentsAreRefusedByName) {
-  const json metaspace = {{"type", "Metaspace"}, {"replacement", "▁"}};
-  expect_refused({{"pre_tokenizer", metaspace}}, "pre_tokenizer.type", "Metaspace");
-  expect_refused({{"pre_tokenizer", {{"type", "Sequence"}, {"pretokenizers", {byte_level_json(false, false), metaspace}}}}},
-                 "pre_tokenizer.pretokenizers[1].type", "Metaspace");
+  const json whitespace = {{"type", "WhitespaceSplit"}};
+  expect_refused({{"pre_tokenizer", whitespace}}, "pre_tokenizer.type", "WhitespaceSplit");
+  expect_refused({{"pre_tokenizer", {{"type", "Sequence"}, {"pretokenizers", {byte_level_json(false, false), whitespace}}}}},
+                 "pre_tokenizer.pretokenizers[1].type", "WhitespaceSplit");
+  expect_refused({{"pre_tokenizer", {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "sometimes"}}}},
+                 "pre_tokenizer.prepend_scheme", "sometimes");
+  expect_refused({{"normalizer", {{"type", "Replace"}, {"pattern", {{"Regex", " +"}}}, {"content", "▁"}}}},
+                 "normalizer.pattern", "String");
+  expect_refused({{"decoder", {{"type", "Sequence"}, {"decoders", {{{"type", "Strip"}, {"content", " "}, {"start", 1}}}}}}},
+                 "decoder.decoders[0]", "Strip");
+  expect_refused({{"decoder", {{"type", "Sequence"}, {"decoders", {{{"type", "CTC"}}}}}}},
+                 "decoder.decoders[0].type", "CTC");
+  expect_refused({{"post_processor", {{"type", "RobertaProcessing"}}}}, "post_processor.type", "RobertaProcessing");
   expect_refused({{"normalizer", {{"type", "Lowercase"}}}}, "normalizer.type", "Lowercase");
   expect_refused({{"decoder", {{"type", "WordPiece"}}}}, "decoder.type", "WordPiece");
   expect_refused({{"pre_tokenizer", split_json("(unclosed", "Isolated")}}, "pre_tokenizer.pattern", "(unclosed");
@@ -156,7 +165,8 @@ TEST(PreTokenizers, UnsupportedComponentsAreRefusedByName) {
   expect_refused({{"pre_tokenizer", {{"type", "Split"}, {"pattern", "a"}, {"behavior", "Isolated"}}}},
                  "pre_tokenizer.pattern", "Regex");
   const TextRules nfc = text_rules_from_json({{"normalizer", {{"type", "NFC"}}}}, "tok.json");
-  EXPECT_EQ(nfc.normalizer, UnicodeForm::NFC);
+  ASSERT_EQ(nfc.normalizers.size(), 1u);
+  EXPECT_EQ(nfc.normalizers[0].form, UnicodeForm::NFC);
 }
 
 // A tokenizer.json of the 256 byte tokens, merges "1 2", "12 3", "4 5", and `pre_tokenizer`.

@@ -31,9 +31,17 @@ int check_options(const GenerateOptions& o, const ModelConfig& cfg) {
 }  // namespace
 
 int endoftext_id(const Tokenizer& tok) {
-  for (const auto& [text, id] : tok.special_tokens())
-    if (text == "<|endoftext|>") return id;
+  for (const char* name : {"<|endoftext|>", "</s>"})
+    for (const auto& [text, id] : tok.special_tokens())
+      if (text == name) return id;
   return -1;
+}
+
+std::vector<int> new_text_ids(const Tokenizer& tok) {
+  if (!tok.prefix_ids().empty()) return tok.prefix_ids();
+  for (const auto& [text, id] : tok.special_tokens())
+    if (text == "<|endoftext|>") return {id};
+  return {};
 }
 
 const char* stop_reason_name(StopReason r) {
@@ -64,12 +72,15 @@ GenerateResult Generator::generate(std::string_view prompt, const GenerateOption
 }
 
 void Generator::start(std::string_view prompt, const GenerateOptions& options) {
-  if (prompt.empty()) {  // a new document: training puts <|endoftext|> before every document
-    LLM0_CHECK(eos_ >= 0, "the prompt is empty and the tokenizer has no <|endoftext|> to start from");
-    start_ids({eos_}, options);
+  if (prompt.empty()) {  // a new document: BOS, or <|endoftext|> that training puts before each
+    std::vector<int> ids = new_text_ids(tok_);
+    LLM0_CHECK(!ids.empty(), "the prompt is empty and the tokenizer has neither a BOS token (post_processor) "
+               "nor <|endoftext|> to start from");
+    start_ids(std::move(ids), options);
+    strip_spaces_ = tok_.decode_strip_start();
     return;
   }
-  start_ids(tok_.encode(prompt), options);
+  start_ids(tok_.encode_with_special_tokens(prompt), options);
 }
 
 void Generator::start_ids(std::vector<int> prompt_ids, const GenerateOptions& options) {
@@ -82,6 +93,7 @@ void Generator::start_ids(std::vector<int> prompt_ids, const GenerateOptions& op
                "prompt token id {} at position {} is outside the model's vocab_size={}",
                prompt_ids[(size_t)t], t, cfg.vocab_size);
   opt_ = options;
+  strip_spaces_ = 0;
   if (cache_capacity_ != N) {
     cache_ = model_.new_cache(N);
     cache_capacity_ = N;
@@ -156,7 +168,10 @@ void Generator::append_token(int token) {
   step_.token = token;
   need_feed_ = true;
   const size_t before = step_.text.size();
-  if (text_.push(tok_.token_bytes(token), step_.text)) {
+  std::string_view bytes = tok_.token_bytes(token);
+  for (; strip_spaces_ > 0 && !bytes.empty() && bytes.front() == ' '; --strip_spaces_) bytes.remove_prefix(1);
+  strip_spaces_ = 0;  // the Strip decoder acts on the start of the text only
+  if (text_.push(bytes, step_.text)) {
     res_.stop_string = text_.stop_string();
     res_.text.append(step_.text, before);
     finish(StopReason::stop_string);

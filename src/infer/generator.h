@@ -66,9 +66,15 @@ struct GenerateStep {
   bool finished = false;  // a stop condition holds; result() tells which
 };
 
-/// Id of the <|endoftext|> special token (which ends a generation), or -1 if the tokenizer has none
-/// (e.g. a Llama 3 vocabulary).
+/// Id of the token that ends a generation: the special <|endoftext|> (GPT-2 style, llm0's own
+/// tokenizers), else the special </s> (SentencePiece style: Llama 2, llama2.c), else -1 (e.g. a
+/// Llama 3 vocabulary).
 int endoftext_id(const Tokenizer& tok);
+
+/// Ids a new text starts from when the prompt is empty: the post_processor's prefix (e.g. <s>,
+/// BOS, for Llama 2 / llama2.c) when the tokenizer has one, else {<|endoftext|>} (which training
+/// puts before every document), else {} (no way to start).
+std::vector<int> new_text_ids(const Tokenizer& tok);
 
 /// Called with each piece of streamed text (never half a UTF-8 character of valid text).
 using TextCallback = std::function<void(std::string_view)>;
@@ -85,9 +91,11 @@ class Generator {
   GenerateResult generate(std::string_view prompt, const GenerateOptions& options,
                           const TextCallback& on_text = {});
 
-  /// Encodes `prompt`, validates the options, resets the model's counters and prefills. An empty
-  /// prompt starts a new text from the <|endoftext|> token (which training puts before every
-  /// document). Throws llm0::Error: empty prompt with no <|endoftext|> token, prompt longer than the context, a prompt id >= the model's
+  /// Encodes `prompt` with the special tokens its tokenizer.json's post_processor adds (e.g. <s>
+  /// first), validates the options, resets the model's counters and prefills. An empty prompt
+  /// starts a new text (new_text_ids); the text then drops the leading space(s) the tokenizer's
+  /// decoder strips (SentencePiece's dummy prefix, as llama2.c does after BOS). Throws
+  /// llm0::Error: empty prompt with no way to start a new text, prompt longer than the context, a prompt id >= the model's
   /// vocab_size, max_new_tokens < 0, chunk < 0, an empty stop string, max_context outside
   /// [0, max_position_embeddings], invalid sampler settings (see validate(SamplerConfig)).
   void start(std::string_view prompt, const GenerateOptions& options);
@@ -116,7 +124,8 @@ class Generator {
 
   Model& model_;
   const Tokenizer& tok_;
-  int eos_ = -1;          // id of <|endoftext|>, -1 if the tokenizer has none
+  int eos_ = -1;          // id of <|endoftext|> (or </s>), -1 if the tokenizer has none
+  int strip_spaces_ = 0;  // leading spaces to drop from the first generated token
   int V_ = 0;             // sampled vocabulary: min(model, tokenizer) vocab size
   GenerateOptions opt_;
   ModelCache cache_;

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "core/check.h"
-#include "infer/generator.h"  // endoftext_id
+#include "infer/generator.h"  // new_text_ids
 #include "serve/chat_template.h"
 
 namespace llm0::serve {
@@ -14,12 +14,12 @@ std::vector<int> prompt_tokens(const CompletionRequest& r, const ServedModel& m)
   const Tokenizer& tok = *m.tokenizer;
   if (r.endpoint == Endpoint::chat_completions) return tok.encode(render_plain_chat(r.messages));
   if (r.prompt_is_ids) return r.prompt_ids;
-  if (!r.prompt.empty()) return tok.encode(r.prompt);
-  const int eos = endoftext_id(tok);  // a new text, as training puts <|endoftext|> before each
-  if (eos < 0)
+  if (!r.prompt.empty()) return tok.encode_with_special_tokens(r.prompt);
+  std::vector<int> ids = new_text_ids(tok);  // a new text: BOS, or <|endoftext|> as in training
+  if (ids.empty())
     throw ApiError(400, "the prompt is empty and the tokenizer has no <|endoftext|> to start from", "prompt",
                    "invalid_request_error", "invalid_value");
-  return {eos};
+  return ids;
 }
 }  // namespace
 

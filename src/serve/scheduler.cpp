@@ -215,7 +215,11 @@ void Scheduler::sample(Sequence& s, float* logits) {
   metrics_.generation_tokens += 1;
   if (s.req.logprobs >= 0) lp.push_back(token_logprob(raw.data(), vocab_, token, s.req.logprobs));
   std::string piece;
-  const bool stopped = s.text.push(tok_.token_bytes(token), piece);
+  std::string_view bytes = tok_.token_bytes(token);
+  if (s.generated == 1 && !tok_.prefix_ids().empty() && s.req.prompt == tok_.prefix_ids())  // a new text
+    for (int i = 0; i < tok_.decode_strip_start() && !bytes.empty() && bytes.front() == ' '; ++i)
+      bytes.remove_prefix(1);  // SentencePiece's dummy-prefix space, as the Strip decoder drops it
+  const bool stopped = s.text.push(bytes, piece);
   const bool length = !stopped && (s.generated >= s.req.max_tokens || (int)s.history.size() >= context_);
   if (length) s.text.finish(piece);
   s.out->publish(piece, s.req.logprobs >= 0 ? &lp : nullptr);

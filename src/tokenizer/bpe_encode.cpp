@@ -31,10 +31,15 @@ void push_pair(const std::vector<Symbol>& syms, int left, const MergeTable& tabl
 
 void bpe_encode_word(std::string_view word, const std::array<int, 256>& byte_ids,
                      const MergeTable& table, std::vector<int>& out) {
-  const int n = static_cast<int>(word.size());
+  std::vector<int> ids(word.size());
+  for (size_t i = 0; i < word.size(); ++i) ids[i] = byte_ids[static_cast<unsigned char>(word[i])];
+  bpe_merge_symbols(ids, table, out);
+}
+
+void bpe_merge_symbols(const std::vector<int>& ids, const MergeTable& table, std::vector<int>& out) {
+  const int n = static_cast<int>(ids.size());
   std::vector<Symbol> syms(n);
-  for (int i = 0; i < n; ++i)
-    syms[i] = {byte_ids[static_cast<unsigned char>(word[i])], i - 1, i + 1 < n ? i + 1 : -1};
+  for (int i = 0; i < n; ++i) syms[i] = {ids[i], i - 1, i + 1 < n ? i + 1 : -1};
   CandidateHeap heap;
   for (int i = 0; i + 1 < n; ++i) push_pair(syms, i, table, heap);
   while (!heap.empty()) {

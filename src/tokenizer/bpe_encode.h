@@ -29,4 +29,8 @@ inline uint64_t merge_key(int left, int right) {
 void bpe_encode_word(std::string_view word, const std::array<int, 256>& byte_ids,
                      const MergeTable& table, std::vector<int>& out);
 
+/// Appends to `out` the ids left after applying `table` (lowest rank first, leftmost among
+/// equal ranks) to the initial symbols `ids` (e.g. one per character, SentencePiece-style BPE).
+void bpe_merge_symbols(const std::vector<int>& ids, const MergeTable& table, std::vector<int>& out);
+
 }  // namespace llm0

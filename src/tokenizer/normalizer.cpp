@@ -1,4 +1,4 @@
-// normalize_unicode (see normalizer.h): utf8proc_map over each valid UTF-8 stretch.
+// normalize_unicode, normalize (see normalizer.h): utf8proc_map over each valid UTF-8 stretch.
 #include "tokenizer/normalizer.h"
 
 #include <utf8proc.h>
@@ -52,6 +52,28 @@ std::string normalize_unicode(std::string_view text, UnicodeForm form) {
   }
   append_normalized(text.substr(start), options, out);
   return out;
+}
+
+std::string normalize(std::string_view text, const std::vector<NormalizerStep>& steps) {
+  std::string s(text);
+  for (const NormalizerStep& step : steps) {
+    switch (step.kind) {
+      case NormalizerStep::Kind::Unicode: s = normalize_unicode(s, step.form); break;
+      case NormalizerStep::Kind::Prepend: if (!s.empty()) s.insert(0, step.content); break;
+      case NormalizerStep::Kind::Replace: {
+        if (step.pattern.empty()) break;
+        std::string out;
+        size_t from = 0;
+        for (size_t at = s.find(step.pattern); at != std::string::npos; at = s.find(step.pattern, from)) {
+          out.append(s, from, at - from).append(step.content);
+          from = at + step.pattern.size();
+        }
+        s = out.append(s, from);
+        break;
+      }
+    }
+  }
+  return s;
 }
 
 }  // namespace llm0

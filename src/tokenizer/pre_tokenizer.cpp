@@ -69,11 +69,15 @@ std::vector<MatchRange> split_ranges(size_t size, const std::vector<MatchRange>&
 
 void PreTokenizer::add_split(std::string_view pattern, bool literal, SplitBehavior behavior,
                              bool invert, const std::string& where) {
-  steps_.push_back({std::make_shared<const Regex>(pattern, literal, where), behavior, invert});
+  Step step;
+  step.regex = std::make_shared<const Regex>(pattern, literal, where);
+  step.behavior = behavior;
+  step.invert = invert;
+  steps_.push_back(std::move(step));
 }
 
 void PreTokenizer::add_byte_level(bool add_prefix_space, bool use_regex) {
-  if (add_prefix_space) steps_.push_back({nullptr, SplitBehavior::Isolated, false});
+  if (add_prefix_space) steps_.push_back(Step{});
   if (use_regex) add_split(kGpt2Pattern, false, SplitBehavior::Isolated, false, "ByteLevel");
 }
 
@@ -83,24 +87,54 @@ void PreTokenizer::add_digits(bool individual_digits) {
             individual_digits ? SplitBehavior::Isolated : SplitBehavior::Contiguous, false, "Digits");
 }
 
-std::vector<std::string> PreTokenizer::split(std::string_view text) const {
-  std::vector<std::string> pieces;
-  if (!text.empty()) pieces.emplace_back(text);
+void PreTokenizer::add_metaspace(const std::string& replacement, PrependScheme scheme, bool split) {
+  Step step;
+  step.metaspace = true;
+  step.replacement = replacement;
+  step.scheme = scheme;
+  step.behavior = SplitBehavior::MergedWithNext;
+  if (split) step.regex = std::make_shared<const Regex>(replacement, true, "Metaspace");
+  steps_.push_back(std::move(step));
+}
+
+namespace {
+// Metaspace's rewrite of one piece (metaspace.rs pre_tokenize, before the split).
+void metaspace_rewrite(std::string& piece, const std::string& rep, PrependScheme scheme, bool at_start) {
+  std::string out;
+  for (char c : piece) {
+    if (c == ' ') out.append(rep);
+    else out.push_back(c);
+  }
+  const bool prepend = scheme == PrependScheme::Always || (scheme == PrependScheme::First && at_start);
+  if (prepend && out.compare(0, rep.size(), rep) != 0) out.insert(0, rep);
+  piece = std::move(out);
+}
+}  // namespace
+
+std::vector<std::string> PreTokenizer::split(std::string_view text, bool at_text_start) const {
+  std::vector<std::pair<std::string, bool>> pieces;  // (piece, starts at offset 0 of the input)
+  if (!text.empty()) pieces.emplace_back(text, at_text_start);
   for (const Step& step : steps_) {
-    std::vector<std::string> next;
+    std::vector<std::pair<std::string, bool>> next;
     next.reserve(pieces.size());
-    for (std::string& piece : pieces) {
-      if (!step.regex) {  // ByteLevel add_prefix_space, applied to every piece (byte_level.rs)
-        if (piece.front() != ' ') piece.insert(piece.begin(), ' ');
-        next.push_back(std::move(piece));
+    for (auto& [piece, at_start] : pieces) {
+      if (step.metaspace) metaspace_rewrite(piece, step.replacement, step.scheme, at_start);
+      if (!step.regex) {
+        // ByteLevel add_prefix_space, applied to every piece (byte_level.rs)
+        if (!step.metaspace && piece.front() != ' ') piece.insert(piece.begin(), ' ');
+        next.emplace_back(std::move(piece), at_start);
         continue;
       }
       const auto ranges = split_ranges(piece.size(), step.regex->find_all(piece), step.behavior, step.invert);
-      for (const MatchRange& r : ranges) next.push_back(piece.substr(r.first, r.second - r.first));
+      for (const MatchRange& r : ranges)
+        next.emplace_back(piece.substr(r.first, r.second - r.first), at_start && r.first == 0);
     }
     pieces = std::move(next);
   }
-  return pieces;
+  std::vector<std::string> out;
+  out.reserve(pieces.size());
+  for (auto& p : pieces) out.push_back(std::move(p.first));
+  return out;
 }
 
 }  // namespace llm0

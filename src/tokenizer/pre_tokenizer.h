@@ -5,6 +5,10 @@
 //   ByteLevel(add_prefix_space, use_regex)  " " before a piece not starting with one, then the
 //                                           GPT-2 pattern, Isolated
 //   Digits(individual_digits)         \p{N} characters: each alone, or runs (Contiguous)
+//   Metaspace(replacement, prepend_scheme, split)  " " -> replacement; the replacement put in
+//                                     front (always, first = only at the start of the text, never)
+//                                     unless already there; then cut before each replacement
+//                                     (split, MergedWithNext) (metaspace.rs)
 //   Sequence                          the steps one after another
 // Byte-level BPE sees raw bytes, so ByteLevel's byte->unicode mapping has nothing to do here.
 // llm0's own tokenizers keep their own scanner (pretokenize.h); see Tokenizer::load.
@@ -34,6 +38,9 @@ inline constexpr std::string_view kGpt2Pattern =
 std::vector<MatchRange> split_ranges(size_t size, const std::vector<MatchRange>& matches,
                                      SplitBehavior behavior, bool invert);
 
+/// Metaspace's prepend_scheme (HF PrependScheme).
+enum class PrependScheme { Always, First, Never };
+
 /// A chain of pre-tokenization steps. Immutable once built; split() is thread-safe.
 class PreTokenizer {
  public:
@@ -46,14 +53,22 @@ class PreTokenizer {
   /// Appends Digits(individual_digits).
   void add_digits(bool individual_digits);
 
+  /// Appends Metaspace(replacement, prepend_scheme, split).
+  void add_metaspace(const std::string& replacement, PrependScheme scheme, bool split);
+
   /// Pieces of `text` after every step (the whole text if there is no step; none if empty).
-  std::vector<std::string> split(std::string_view text) const;
+  /// `at_text_start`: `text` begins the whole input (not after a special token), which
+  /// Metaspace's prepend_scheme "first" asks (HF: offsets_original().0 == 0).
+  std::vector<std::string> split(std::string_view text, bool at_text_start = true) const;
 
  private:
   struct Step {
-    std::shared_ptr<const Regex> regex;  // null: the prefix-space step
+    std::shared_ptr<const Regex> regex;  // null: the prefix-space step (or Metaspace's prepend)
     SplitBehavior behavior = SplitBehavior::Isolated;
     bool invert = false;
+    bool metaspace = false;              // Metaspace: replace and prepend, then `regex` if split
+    std::string replacement;
+    PrependScheme scheme = PrependScheme::Always;
   };
   std::vector<Step> steps_;
 };

@@ -1,6 +1,7 @@
 // text_rules_from_json (see text_rules.h). Field meanings and defaults follow the serde
 // definitions of HF tokenizers: src/normalizers/{mod,unicode}.rs, src/pre_tokenizers/
-// {mod,sequence,split,byte_level,digits}.rs, src/decoders/mod.rs.
+// {mod,sequence,split,byte_level,digits,metaspace}.rs, src/normalizers/{prepend,replace}.rs;
+// decoders and post-processors: decoder.h.
 #include "tokenizer/text_rules.h"
 
 #include "core/check.h"
@@ -27,19 +28,50 @@ std::string type_of(const json& j, const std::string& path, const std::string& f
   return j["type"].get<std::string>();
 }
 
-UnicodeForm normalizer_of(const json& j, const std::string& path, const std::string& field) {
-  if (j.is_null()) return UnicodeForm::None;
+void add_normalizer(const json& j, const std::string& path, const std::string& field,
+                    std::vector<NormalizerStep>& out) {
+  if (j.is_null()) return;
   const std::string type = type_of(j, path, field);
-  if (type == "NFC") return UnicodeForm::NFC;
-  if (type == "NFD") return UnicodeForm::NFD;
-  if (type == "NFKC") return UnicodeForm::NFKC;
-  if (type == "NFKD") return UnicodeForm::NFKD;
-  if (type == "Sequence" && j.contains("normalizers") && j["normalizers"].is_array() &&
-      j["normalizers"].size() <= 1)
-    return j["normalizers"].empty() ? UnicodeForm::None
-                                    : normalizer_of(j["normalizers"][0], path, field + ".normalizers[0]");
-  LLM0_FAIL("{}: {}.type \"{}\" is not supported (llm0 implements the normalizers NFC, NFD, NFKC "
-            "and NFKD)", path, field, type);
+  NormalizerStep step;
+  if (type == "NFC" || type == "NFD" || type == "NFKC" || type == "NFKD") {
+    step.form = type == "NFC" ? UnicodeForm::NFC : type == "NFD" ? UnicodeForm::NFD
+              : type == "NFKC" ? UnicodeForm::NFKC : UnicodeForm::NFKD;
+  } else if (type == "Prepend") {
+    step.kind = NormalizerStep::Kind::Prepend;
+    LLM0_CHECK(j.contains("prepend") && j["prepend"].is_string(), "{}: {} has no string field 'prepend'", path, field);
+    step.content = j["prepend"].get<std::string>();
+  } else if (type == "Replace") {
+    step.kind = NormalizerStep::Kind::Replace;
+    const json& p = j.value("pattern", json(nullptr));
+    LLM0_CHECK(p.is_object() && p.contains("String") && p["String"].is_string(),
+               "{}: {}.pattern is not {\"String\": ...} (llm0 implements literal Replace only)", path, field);
+    LLM0_CHECK(j.contains("content") && j["content"].is_string(), "{}: {} has no string field 'content'", path, field);
+    step.pattern = p["String"].get<std::string>();
+    step.content = j["content"].get<std::string>();
+  } else if (type == "Sequence" && j.contains("normalizers") && j["normalizers"].is_array()) {
+    for (size_t i = 0; i < j["normalizers"].size(); ++i)
+      add_normalizer(j["normalizers"][i], path, field + ".normalizers[" + std::to_string(i) + "]", out);
+    return;
+  } else {
+    LLM0_FAIL("{}: {}.type \"{}\" is not supported (llm0 implements the normalizers NFC, NFD, NFKC, "
+              "NFKD, Prepend, Replace and Sequence)", path, field, type);
+  }
+  out.push_back(std::move(step));
+}
+
+// Metaspace (metaspace.rs): replacement, prepend_scheme (or the older add_prefix_space), split.
+void add_metaspace(const json& j, const std::string& path, const std::string& field, PreTokenizer& out) {
+  LLM0_CHECK(j.contains("replacement") && j["replacement"].is_string() && !j["replacement"].get<std::string>().empty(),
+             "{}: {} has no string field 'replacement'", path, field);
+  PrependScheme scheme = get_bool(j, "add_prefix_space", true, path, field) ? PrependScheme::Always
+                                                                            : PrependScheme::Never;
+  if (j.contains("prepend_scheme") && !j["prepend_scheme"].is_null()) {
+    const json& p = j["prepend_scheme"];
+    LLM0_CHECK(p == "always" || p == "first" || p == "never", "{}: {}.prepend_scheme {} is not \"always\", "
+               "\"first\" or \"never\"", path, field, p.dump());
+    scheme = p == "always" ? PrependScheme::Always : p == "first" ? PrependScheme::First : PrependScheme::Never;
+  }
+  out.add_metaspace(j["replacement"].get<std::string>(), scheme, get_bool(j, "split", true, path, field));
 }
 
 SplitBehavior behavior_of(const json& j, const std::string& path, const std::string& field) {
@@ -80,9 +112,11 @@ void add_pre_tokenizer(const json& j, const std::string& path, const std::string
                        get_bool(j, "use_regex", true, path, field));
   } else if (type == "Digits") {
     out.add_digits(get_bool(j, "individual_digits", false, path, field));
+  } else if (type == "Metaspace") {
+    add_metaspace(j, path, field, out);
   } else {
     LLM0_FAIL("{}: {}.type \"{}\" is not supported (llm0 implements the pre-tokenizers Sequence, "
-              "Split, ByteLevel and Digits)", path, field, type);
+              "Split, ByteLevel, Digits and Metaspace)", path, field, type);
   }
 }
 
@@ -104,14 +138,10 @@ TextRules text_rules_from_json(const json& j, const std::string& path) {
   TextRules rules;
   rules.normalizer_json = j.value("normalizer", json(nullptr));
   rules.pre_tokenizer_json = j.value("pre_tokenizer", json(nullptr));
-  rules.normalizer = normalizer_of(rules.normalizer_json, path, "normalizer");
-  const json decoder = j.value("decoder", json(nullptr));
-  if (!decoder.is_null()) {
-    const std::string type = type_of(decoder, path, "decoder");
-    LLM0_CHECK(type == "ByteLevel", "{}: decoder.type \"{}\" is not supported (llm0 decodes by "
-               "joining token bytes: the ByteLevel decoder)", path, type);
-  }
-  rules.native = rules.normalizer == UnicodeForm::None && is_llm0_pre_tokenizer(rules.pre_tokenizer_json);
+  add_normalizer(rules.normalizer_json, path, "normalizer", rules.normalizers);
+  rules.decoder = decoder_rules_from_json(j.value("decoder", json(nullptr)), path);
+  rules.post = post_template_from_json(j.value("post_processor", json(nullptr)), path);
+  rules.native = rules.normalizers.empty() && rules.decoder.byte_level && is_llm0_pre_tokenizer(rules.pre_tokenizer_json);
   if (rules.native) return rules;
   auto pre = std::make_shared<PreTokenizer>();
   if (!rules.pre_tokenizer_json.is_null())

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/check.h"
+#include "tokenizer/encode_cache.h"
 #include "tokenizer/pretokenize.h"
 #include "tokenizer/special_tokens.h"
 #include "tokenizer/text_rules.h"
@@ -15,29 +16,7 @@
 
 namespace llm0 {
 
-/// Pre-token bytes -> ids; most words repeat, so encode looks here before running BPE.
-struct EncodeCache {
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  static constexpr size_t kMaxEntries = 1 << 18;  // cleared when full: memory stays bounded
-  static constexpr size_t kMaxWordBytes = 256;    // longer pre-tokens are not cached
-  std::mutex mutex;
-  std::unordered_map<std::string, std::vector<int>, Hash, std::equal_to<>> map;
-};
-
 namespace {
-
-bool is_utf8(std::string_view s) {
-  char32_t cp = 0;
-  for (size_t pos = 0; pos < s.size();) {
-    const int len = utf8_decode(s, pos, cp);
-    if (len == 0) return false;
-    pos += len;
-  }
-  return true;
-}
 
 // Unique pre-tokens of `documents` with their counts, sorted by bytes (specials cut out).
 std::vector<std::pair<std::string, int64_t>> count_words(
@@ -66,7 +45,7 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& documents, int vocab_
   std::vector<std::pair<std::string, int>> specials;
   for (const std::string& s : special_tokens) {
     LLM0_CHECK(!s.empty(), "tokenizer: empty special token");
-    LLM0_CHECK(is_utf8(s), "tokenizer: special token '{}' is not valid UTF-8", s);
+    LLM0_CHECK(utf8_valid(s), "tokenizer: special token '{}' is not valid UTF-8", s);
     for (const auto& [t, id] : specials) LLM0_CHECK(t != s, "tokenizer: special token '{}' repeated", s);
     specials.emplace_back(s, static_cast<int>(specials.size()));  // final ids set below
   }
@@ -128,7 +107,7 @@ void Tokenizer::encode_ordinary(std::string_view text, std::vector<int>& out) co
     for (std::string_view piece : pretokenize(text)) encode_piece(piece, out);
     return;
   }
-  const std::string normalized = normalize_unicode(text, rules_->normalizer);
+  const std::string normalized = normalize(text, rules_->normalizers);
   for (const std::string& piece : rules_->pre_tokenizer->split(normalized)) encode_piece(piece, out);
 }
 
@@ -163,13 +142,32 @@ std::vector<int> Tokenizer::encode(std::string_view text) const {
   for (const TextSegment& seg : split_on_specials(text, specials_)) {
     if (seg.special_id >= 0)
       out.push_back(seg.special_id);
+    else if (pieces_)
+      encode_pieces(seg.text, seg.text.data() == text.data(), out);
     else
       encode_ordinary(seg.text, out);
   }
   return out;
 }
 
+std::vector<int> Tokenizer::encode_with_special_tokens(std::string_view text) const {
+  if (!rules_) return encode(text);
+  std::vector<int> out = rules_->post.prefix;
+  const std::vector<int> ids = encode(text);
+  out.insert(out.end(), ids.begin(), ids.end());
+  out.insert(out.end(), rules_->post.suffix.begin(), rules_->post.suffix.end());
+  return out;
+}
+
+const std::vector<int>& Tokenizer::prefix_ids() const {
+  static const std::vector<int> none;
+  return rules_ ? rules_->post.prefix : none;
+}
+
+int Tokenizer::decode_strip_start() const { return rules_ ? rules_->decoder.strip_start : 0; }
+
 std::string Tokenizer::decode(const std::vector<int>& ids) const {
+  if (pieces_) return decode_pieces(ids);
   std::string out;
   for (int id : ids) out += token_bytes(id);
   return out;

@@ -1,5 +1,8 @@
 // Byte-level BPE tokenizer (GPT-2 style, arXiv:1508.07909 + Radford et al. 2019): text bytes ->
 // special-token split -> pre-tokens (pretokenize.h) -> BPE merges by rank -> token ids.
+// A loaded tokenizer.json may instead hold SentencePiece-style BPE (Llama 2, TinyLlama, llama2.c):
+// merges over the normalized text's characters, byte fallback to <0xXX> tokens
+// (tokenizer_pieces.cpp).
 // Any byte string encodes (there is a token for every byte) and decode(encode(x)) == x.
 // Ids of a trained tokenizer: 0..255 the single bytes, then one per merge in training order,
 // then the special tokens. Saved and loaded as a Hugging Face tokenizer.json (model type BPE).
@@ -12,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "tokenizer/bpe_encode.h"
 #include "tokenizer/bpe_train.h"
 
@@ -19,6 +24,7 @@ namespace llm0 {
 
 struct EncodeCache;  // pre-token -> ids, shared by copies (tokenizer.cpp)
 struct TextRules;    // normalizer + pre-tokenizer of a loaded tokenizer.json (text_rules.h)
+struct PieceVocab;   // SentencePiece-style vocabulary of a loaded tokenizer.json (tokenizer_pieces.cpp)
 
 /// Byte-level BPE tokenizer. Immutable once built; encode() is thread-safe.
 class Tokenizer {
@@ -35,8 +41,11 @@ class Tokenizer {
   /// Loads a Hugging Face tokenizer.json with a byte-level BPE model (model.vocab,
   /// model.merges as "a b" strings or [a, b] pairs, model.ignore_merges, added_tokens), its
   /// normalizer and pre_tokenizer (text_rules.h: NFC..., Sequence, Split, ByteLevel, Digits;
-  /// a file llm0 wrote keeps llm0's own scanner, pretokenize.h). The post_processor is not
-  /// applied: encode() gives the ids of the text only (no BOS added).
+  /// a file llm0 wrote keeps llm0's own scanner, pretokenize.h). Or a SentencePiece-style BPE
+  /// file (model.byte_fallback true, or a decoder that is not ByteLevel): vocab strings taken
+  /// as they are, model.unk_token, fuse_unk, byte_fallback ("<0xXX>" tokens); normalizers
+  /// Prepend/Replace, Metaspace, decoders Replace/ByteFallback/Fuse/Strip. encode() gives the ids
+  /// of the text only; encode_with_special_tokens() adds what the post_processor says.
   /// Throws llm0::Error naming the file and the field on malformed input, and naming the
   /// component for a normalizer, pre-tokenizer, decoder or model llm0 does not implement.
   static Tokenizer load(const std::string& path);
@@ -49,8 +58,20 @@ class Tokenizer {
   /// Token ids of `text` (any bytes). Special tokens are matched verbatim first.
   std::vector<int> encode(std::string_view text) const;
 
-  /// The bytes of `ids` concatenated (specials give their text). Throws on an id outside
-  /// [0, vocab_size()).
+  /// encode(text) between the ids the file's post_processor adds (TemplateProcessing, e.g. <s>
+  /// before the text for Llama 2); encode(text) for a tokenizer whose post_processor adds none.
+  std::vector<int> encode_with_special_tokens(std::string_view text) const;
+
+  /// Ids the post_processor puts before the text (e.g. {<s>}); empty when it adds none.
+  const std::vector<int>& prefix_ids() const;
+
+  /// How many leading spaces decode() strips (the Strip decoder's start: the space of
+  /// SentencePiece's dummy prefix); 0 for byte-level tokenizers.
+  int decode_strip_start() const;
+
+  /// The bytes of `ids` concatenated (specials give their text). SentencePiece-style: a run of
+  /// byte tokens that is not valid UTF-8 gives U+FFFD per byte, then the Strip decoder applies
+  /// (as HF tokenizers' decode). Throws on an id outside [0, vocab_size()).
   std::string decode(const std::vector<int>& ids) const;
 
   /// Raw bytes of one token (may end inside a UTF-8 character: stream through
@@ -78,6 +99,11 @@ class Tokenizer {
   void finish(const std::string& where);
   void encode_ordinary(std::string_view text, std::vector<int>& out) const;
   void encode_piece(std::string_view piece, std::vector<int>& out) const;
+  // SentencePiece-style BPE (tokenizer_pieces.cpp).
+  void load_pieces(const nlohmann::json& j, const std::string& path);
+  void encode_pieces(std::string_view text, bool at_text_start, std::vector<int>& out) const;
+  void encode_char_piece(std::string_view piece, std::vector<int>& out) const;
+  std::string decode_pieces(const std::vector<int>& ids) const;
 
   std::vector<std::string> tokens_;                    // [V] raw bytes of each id
   std::vector<BpeMerge> merges_;                       // rank order
@@ -88,6 +114,7 @@ class Tokenizer {
   std::shared_ptr<const TextRules> rules_;             // null: llm0's own rules (trained here)
   bool ignore_merges_ = false;                         // HF BPE: a piece in the vocab is one token
   std::unordered_map<std::string, int> piece_ids_;     // ordinary token bytes -> id (ignore_merges)
+  std::shared_ptr<const PieceVocab> pieces_;           // null: byte-level BPE
 };
 
 }  // namespace llm0

@@ -12,6 +12,8 @@
 #include "core/json_file.h"
 #include "io/atomic_file.h"
 #include "tokenizer/byte_unicode.h"
+#include "tokenizer/encode_cache.h"
+#include "tokenizer/piece_vocab.h"
 #include "tokenizer/pretokenize.h"
 #include "tokenizer/text_rules.h"
 #include "tokenizer/tokenizer.h"
@@ -78,6 +80,12 @@ void check_bpe_options(const json& model, const std::string& path) {
 }  // namespace
 
 void Tokenizer::save(const std::string& path) const {
+  if (pieces_) {  // SentencePiece-style: the file as it was read
+    AtomicFile file(path);
+    file.write(pieces_->file_text.data(), pieces_->file_text.size());
+    file.commit();
+    return;
+  }
   ordered_json added = ordered_json::array();
   for (const auto& [text, id] : specials_)
     added.push_back({{"id", id}, {"content", text}, {"single_word", false}, {"lstrip", false},
@@ -120,6 +128,13 @@ Tokenizer Tokenizer::load(const std::string& path) {
   LLM0_CHECK(model.contains("merges") && model["merges"].is_array(),
              "{}: missing array field 'model.merges'", path);
   check_bpe_options(model, path);
+  Tokenizer tok;
+  tok.rules_ = std::make_shared<const TextRules>(text_rules_from_json(j, path));
+  tok.ignore_merges_ = model.value("ignore_merges", json(false)) == json(true);
+  if (!tok.rules_->decoder.byte_level || model.value("byte_fallback", json(false)) == json(true)) {
+    tok.load_pieces(j, path);  // SentencePiece-style BPE (tokenizer_pieces.cpp)
+    return tok;
+  }
   std::map<int64_t, std::string> by_id;          // id -> raw bytes
   std::map<std::string, int> vocab;              // byte-level string -> id
   for (const auto& [key, value] : model["vocab"].items()) {
@@ -131,9 +146,6 @@ Tokenizer Tokenizer::load(const std::string& path) {
     LLM0_CHECK(by_id.emplace(id, *bytes).second, "{}: model.vocab uses id {} twice", path, id);
     vocab[key] = static_cast<int>(id);
   }
-  Tokenizer tok;
-  tok.rules_ = std::make_shared<const TextRules>(text_rules_from_json(j, path));
-  tok.ignore_merges_ = model.value("ignore_merges", json(false)) == json(true);
   if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
     const json& added = j["added_tokens"];
     LLM0_CHECK(added.is_array(), "{}: field 'added_tokens' is not an array", path);

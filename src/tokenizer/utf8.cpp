@@ -52,4 +52,14 @@ void utf8_append(std::string& out, char32_t cp) {
   }
 }
 
+bool utf8_valid(std::string_view text) {
+  char32_t cp = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    const int len = utf8_decode(text, pos, cp);
+    if (len == 0) return false;
+    pos += static_cast<size_t>(len);
+  }
+  return true;
+}
+
 }  // namespace llm0

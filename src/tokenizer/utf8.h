@@ -13,6 +13,9 @@ namespace llm0 {
 /// the caller should treat text[pos] as one raw byte). Requires pos < text.size().
 int utf8_decode(std::string_view text, size_t pos, char32_t& cp);
 
+/// True if all of `text` is valid UTF-8 (strict, as utf8_decode).
+bool utf8_valid(std::string_view text);
+
 /// Appends the UTF-8 encoding of `cp` (<= U+10FFFF) to `out`.
 void utf8_append(std::string& out, char32_t cp);
 

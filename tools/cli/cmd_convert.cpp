@@ -1,34 +1,63 @@
 // `llm0 convert --model DIR --output DIR --dtype f32|bf16|f16`: a checkpoint rewritten with its
 // weights in another element type (rounded to nearest even; widening is exact), with config.json
 // and tokenizer.json. A BF16 checkpoint is what `--weights-dtype auto` runs in BF16.
+// `llm0 convert --from llama2c MODEL.bin --tokenizer TOK.bin --output DIR`: a llama2.c checkpoint
+// and tokenizer as a Hugging Face Llama directory (io/llama2c.h).
 #include <cstdio>
 #include <filesystem>
 #include <string>
 
 #include "common.h"
 #include "io/checkpoint.h"
+#include "io/llama2c.h"
 
 namespace llm0::cli {
 
+namespace {
+struct ConvertArgs {
+  std::string model_dir, output, from, source, tokenizer;
+  DType dtype = DType::BF16;
+  bool overwrite = false;
+};
+
+void convert_llama2c_files(const ConvertArgs& a, CLI::App* cmd) {
+  LLM0_CHECK(!a.source.empty(), "convert --from llama2c needs the checkpoint file: llm0 convert --from "
+             "llama2c MODEL.bin --tokenizer TOK.bin --output DIR");
+  LLM0_CHECK(!a.tokenizer.empty(), "convert --from llama2c needs --tokenizer TOK.bin (llama2.c's "
+             "tokenizer.bin; the checkpoint does not hold the vocabulary)");
+  LLM0_CHECK(a.model_dir.empty() && cmd->get_option("--dtype")->count() == 0,
+             "convert --from llama2c takes no --model or --dtype (the weights are written as float32)");
+  convert_llama2c(a.source, a.tokenizer, a.output);
+  std::printf("wrote %s from the llama2.c checkpoint %s\n", a.output.c_str(), a.source.c_str());
+}
+}  // namespace
+
 void register_convert(CLI::App& app) {
-  auto* cmd = app.add_subcommand("convert", "Rewrite a checkpoint with its weights in another dtype (f32, bf16, f16)");
-  static std::string model_dir, output;
-  static DType dtype = DType::BF16;
-  cmd->add_option("--model", model_dir, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
-  static bool overwrite = false;
-  cmd->add_option("--output", output, "Checkpoint directory to write (new or empty)")->required();
-  cmd->add_flag("--overwrite", overwrite, "Replace --output if it already holds files");
-  add_checkpoint_dtype_option(cmd, dtype);
-  cmd->get_option("--dtype")->required();
+  auto* cmd = app.add_subcommand("convert", "Rewrite a checkpoint with its weights in another dtype (f32, bf16, f16), "
+                                            "or import a llama2.c checkpoint (--from llama2c)");
+  static ConvertArgs a;
+  cmd->add_option("--model", a.model_dir, "Checkpoint directory, or a training run whose checkpoint/ is one");
+  cmd->add_option("--output", a.output, "Checkpoint directory to write (new or empty)")->required();
+  cmd->add_flag("--overwrite", a.overwrite, "Replace --output if it already holds files");
+  add_checkpoint_dtype_option(cmd, a.dtype);
+  cmd->add_option("--from", a.from, "Import a file of another format: llama2c (llama2.c's model .bin, "
+                  "legacy or version 1 header)")->check(CLI::IsMember({"llama2c"}));
+  cmd->add_option("source", a.source, "With --from: the file to import (e.g. stories260K.bin)");
+  cmd->add_option("--tokenizer", a.tokenizer, "With --from llama2c: llama2.c's tokenizer .bin (e.g. tok512.bin)");
   add_threads_option(cmd);
-  cmd->callback([] {
-    check_checkpoint_output(output, overwrite);
-    const std::string dir = resolve_checkpoint_dir(model_dir);
+  cmd->callback([cmd] {
+    check_checkpoint_output(a.output, a.overwrite);
+    if (!a.from.empty()) return convert_llama2c_files(a, cmd);
+    LLM0_CHECK(a.source.empty() && a.tokenizer.empty(),
+               "convert: a file argument and --tokenizer need --from llama2c");
+    LLM0_CHECK(!a.model_dir.empty(), "convert needs --model DIR (or --from llama2c MODEL.bin)");
+    LLM0_CHECK(cmd->get_option("--dtype")->count() > 0, "convert --model needs --dtype f32, bf16 or f16");
+    const std::string dir = resolve_checkpoint_dir(a.model_dir);
     const auto model = load_model(dir);
     const std::string tok = dir + "/tokenizer.json";
-    save_checkpoint(*model, output, std::filesystem::exists(tok) ? tok : "", dtype);
-    std::printf("wrote %s: %zu parameters, %s\n", output.c_str(), model->num_parameters(),
-                dtype_name(dtype));
+    save_checkpoint(*model, a.output, std::filesystem::exists(tok) ? tok : "", a.dtype);
+    std::printf("wrote %s: %zu parameters, %s\n", a.output.c_str(), model->num_parameters(),
+                dtype_name(a.dtype));
   });
 }
 

@@ -5,7 +5,8 @@
 // --json: no streaming; one JSON object per prompt on stdout, one per line (JSON Lines), with the
 // summary's figures (total / active parameters, tokens per expert per MoE layer) as fields.
 // --prompts-file: every non-empty line is an independent prompt, run one after another.
-// --prompt "": generation starts from <|endoftext|>, the start of a new text.
+// --prompt "": generation starts a new text: from BOS (<s>) when the tokenizer.json's
+// post_processor adds one (Llama 2, llama2.c models), else from <|endoftext|>.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -132,7 +133,7 @@ void register_generate(CLI::App& app) {
   static GenerateArgs a;
   SamplerConfig& s = a.opt.sampler;
   cmd->add_option("--model", a.model, "Checkpoint directory, or a training run whose checkpoint/ is one")->required();
-  cmd->add_option("--prompt", a.prompt, "Prompt text (\"\" = start a new text from <|endoftext|>)");
+  cmd->add_option("--prompt", a.prompt, "Prompt text (\"\" = start a new text from BOS <s>, or <|endoftext|>)");
   cmd->add_option("--prompts-file", a.prompts_file, "File with one prompt per line (each run independently)");
   cmd->add_option("--max-new-tokens", a.opt.max_new_tokens, "Tokens to generate at most")->capture_default_str();
   cmd->add_option("--temperature", s.temperature, "0 = greedy; > 0 divides the logits")->capture_default_str();

@@ -1,0 +1,215 @@
+// SentencePiece-style BPE in a tokenizer.json (HF tokenizers src/models/bpe/model.rs,
+// BPE::merge_word with byte_fallback and fuse_unk; the layout transformers' LlamaConverter writes
+// for Llama 2 / TinyLlama): vocab strings are text ("▁the", "<0x0A>"), not byte-level; the word
+// starts as one symbol per character of the normalized text; a character missing from the vocab
+// becomes the <0xXX> tokens of its UTF-8 bytes (byte_fallback), else <unk> (consecutive ones
+// fused with fuse_unk); then merges by rank (bpe_encode.h). Decoding: decoder.h.
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "core/check.h"
+#include "tokenizer/encode_cache.h"
+#include "tokenizer/piece_vocab.h"
+#include "tokenizer/special_tokens.h"
+#include "tokenizer/text_rules.h"
+#include "tokenizer/tokenizer.h"
+#include "tokenizer/utf8.h"
+
+namespace llm0 {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMaxVocab = 1 << 24;
+
+std::string byte_token(int b) {
+  static const char* hex = "0123456789ABCDEF";
+  return std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">";
+}
+
+bool model_flag(const json& model, const char* key, const std::string& path) {
+  const json v = model.value(key, json(false));
+  LLM0_CHECK(v.is_boolean() || v.is_null(), "{}: model.{} is not true or false", path, key);
+  return v == json(true);
+}
+
+// Decoded bytes of vocab string `piece` (decoder.h: Replace steps; a byte token is its byte).
+std::string piece_bytes(const std::string& piece, const DecoderRules& d, int byte) {
+  if (byte >= 0 && d.byte_fallback) return std::string(1, static_cast<char>(byte));
+  std::string s = piece;
+  for (const auto& [from, to] : d.replace) {
+    if (from.empty()) continue;
+    std::string out;
+    size_t at = 0, prev = 0;
+    while ((at = s.find(from, prev)) != std::string::npos) {
+      out.append(s, prev, at - prev).append(to);
+      prev = at + from.size();
+    }
+    s = out.append(s, prev);
+  }
+  return s;
+}
+
+}  // namespace
+
+void Tokenizer::load_pieces(const json& j, const std::string& path) {
+  const json& model = j["model"];
+  auto pv = std::make_shared<PieceVocab>();
+  pv->fuse_unk = model_flag(model, "fuse_unk", path);
+  pv->byte_fallback = model_flag(model, "byte_fallback", path);
+  std::map<int64_t, std::string> by_id;  // id -> vocab string (or added token content)
+  for (const auto& [key, value] : model["vocab"].items()) {
+    LLM0_CHECK(value.is_number_integer() && value.get<int64_t>() >= 0 && value.get<int64_t>() < kMaxVocab,
+               "{}: model.vocab['{}'] is not an id in [0, {})", path, key, kMaxVocab);
+    const int64_t id = value.get<int64_t>();
+    LLM0_CHECK(by_id.emplace(id, key).second, "{}: model.vocab uses id {} twice", path, id);
+    pv->ids[key] = static_cast<int>(id);
+  }
+  if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
+    const json& added = j["added_tokens"];
+    LLM0_CHECK(added.is_array(), "{}: field 'added_tokens' is not an array", path);
+    for (size_t i = 0; i < added.size(); ++i) {
+      const json& a = added[i];
+      LLM0_CHECK(a.is_object() && a.contains("id") && a["id"].is_number_integer() &&
+                     a["id"].get<int64_t>() >= 0 && a["id"].get<int64_t>() < kMaxVocab &&
+                     a.contains("content") && a["content"].is_string() && !a["content"].get<std::string>().empty(),
+                 "{}: added_tokens[{}] needs an integer 'id' in [0, {}) and a non-empty string 'content'",
+                 path, i, kMaxVocab);
+      const int64_t id = a["id"].get<int64_t>();
+      by_id[id] = a["content"].get<std::string>();
+      specials_.emplace_back(by_id[id], static_cast<int>(id));
+    }
+  }
+  LLM0_CHECK(!by_id.empty() && by_id.rbegin()->first + 1 == static_cast<int64_t>(by_id.size()),
+             "{}: model.vocab and added_tokens must use every id 0..N-1 exactly once", path);
+  const int V = static_cast<int>(by_id.size());
+  pv->byte_ids.fill(-1);
+  pv->is_byte.assign(V, 0);
+  if (pv->byte_fallback)
+    for (int b = 0; b < 256; ++b) {
+      const auto it = pv->ids.find(byte_token(b));
+      if (it == pv->ids.end()) continue;
+      pv->byte_ids[b] = it->second;
+      pv->is_byte[it->second] = 1;
+    }
+  std::vector<int> byte_of(V, -1);
+  for (int b = 0; b < 256; ++b)
+    if (pv->byte_ids[b] >= 0) byte_of[pv->byte_ids[b]] = b;
+  for (int id = 0; id < V; ++id) tokens_.push_back(piece_bytes(by_id[id], rules_->decoder, byte_of[id]));
+  for (const auto& [text, id] : specials_) tokens_[id] = text;
+  const json unk = model.value("unk_token", json(nullptr));
+  if (!unk.is_null()) {
+    LLM0_CHECK(unk.is_string() && pv->ids.count(unk.get<std::string>()),
+               "{}: model.unk_token {} is not a token of model.vocab", path, unk.dump());
+    pv->unk = pv->ids[unk.get<std::string>()];
+  }
+  const json& merges = model["merges"];
+  for (size_t i = 0; i < merges.size(); ++i) {
+    const json& m = merges[i];
+    std::string left, right;
+    if (m.is_string()) {
+      const std::string s = m.get<std::string>();
+      const size_t sp = s.find(' ');
+      LLM0_CHECK(sp != std::string::npos && s.find(' ', sp + 1) == std::string::npos,
+                 "{}: model.merges[{}] = '{}' is not \"left right\"", path, i, s);
+      left = s.substr(0, sp), right = s.substr(sp + 1);
+    } else {
+      LLM0_CHECK(m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string(),
+                 "{}: model.merges[{}] is neither \"left right\" nor [left, right]", path, i);
+      left = m[0].get<std::string>(), right = m[1].get<std::string>();
+    }
+    const auto l = pv->ids.find(left), r = pv->ids.find(right), lr = pv->ids.find(left + right);
+    LLM0_CHECK(l != pv->ids.end() && r != pv->ids.end(),
+               "{}: model.merges[{}] = '{} {}' names a token missing from model.vocab", path, i, left, right);
+    LLM0_CHECK(lr != pv->ids.end(), "{}: model.merges[{}] = '{} {}' makes '{}', missing from model.vocab",
+               path, i, left, right, left + right);
+    merges_.push_back({l->second, r->second});
+    merge_table_.emplace(merge_key(l->second, r->second), MergeRule{static_cast<int>(i), lr->second});
+  }
+  std::sort(specials_.begin(), specials_.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  pv->file_text = j.dump(1) + "\n";
+  pieces_ = std::move(pv);
+  cache_ = std::make_shared<EncodeCache>();
+}
+
+void Tokenizer::encode_pieces(std::string_view text, bool at_text_start, std::vector<int>& out) const {
+  const std::string normalized = normalize(text, rules_->normalizers);
+  if (!rules_->pre_tokenizer) {
+    if (!normalized.empty()) encode_char_piece(normalized, out);
+    return;
+  }
+  for (const std::string& piece : rules_->pre_tokenizer->split(normalized, at_text_start))
+    encode_char_piece(piece, out);
+}
+
+void Tokenizer::encode_char_piece(std::string_view piece, std::vector<int>& out) const {
+  const PieceVocab& pv = *pieces_;
+  if (ignore_merges_) {
+    const auto it = pv.ids.find(std::string(piece));
+    if (it != pv.ids.end()) return out.push_back(it->second);
+  }
+  const bool cacheable = piece.size() <= EncodeCache::kMaxWordBytes;
+  if (cacheable) {
+    std::lock_guard lock(cache_->mutex);
+    const auto it = cache_->map.find(piece);
+    if (it != cache_->map.end()) return out.insert(out.end(), it->second.begin(), it->second.end()), void();
+  }
+  std::vector<int> symbols;  // one per character, or its bytes, or <unk>
+  bool last_unk = false;
+  char32_t cp = 0;
+  for (size_t pos = 0; pos < piece.size();) {
+    const size_t len = static_cast<size_t>(std::max(1, utf8_decode(piece, pos, cp)));  // bad byte: alone
+    const std::string ch(piece.substr(pos, len));
+    pos += len;
+    if (const auto it = pv.ids.find(ch); it != pv.ids.end()) {
+      symbols.push_back(it->second), last_unk = false;
+      continue;
+    }
+    bool bytes_ok = pv.byte_fallback;
+    for (char c : ch) bytes_ok = bytes_ok && pv.byte_ids[static_cast<unsigned char>(c)] >= 0;
+    if (bytes_ok) {
+      for (char c : ch) symbols.push_back(pv.byte_ids[static_cast<unsigned char>(c)]);
+      last_unk = false;
+    } else if (pv.unk >= 0 && !(last_unk && pv.fuse_unk)) {  // HF drops the character without unk
+      symbols.push_back(pv.unk), last_unk = true;
+    }
+  }
+  const size_t start = out.size();
+  bpe_merge_symbols(symbols, merge_table_, out);
+  if (!cacheable) return;
+  std::lock_guard lock(cache_->mutex);
+  if (cache_->map.size() >= EncodeCache::kMaxEntries) cache_->map.clear();
+  cache_->map.emplace(std::string(piece), std::vector<int>(out.begin() + start, out.end()));
+}
+
+std::string Tokenizer::decode_pieces(const std::vector<int>& ids) const {
+  const PieceVocab& pv = *pieces_;
+  const DecoderRules& d = rules_->decoder;
+  std::string out, run;  // run: consecutive byte-fallback bytes (HF ByteFallback)
+  auto flush = [&] {
+    if (utf8_valid(run)) out += run;
+    else for (size_t i = 0; i < run.size(); ++i) out += "\xEF\xBF\xBD";  // U+FFFD per byte
+    run.clear();
+  };
+  for (int id : ids) {
+    const std::string& bytes = token_bytes(id);
+    if (d.byte_fallback && pv.is_byte[id]) {
+      run += bytes;
+      continue;
+    }
+    flush();
+    out += bytes;
+  }
+  flush();
+  const char c = d.strip_content[0];
+  size_t begin = 0, end = out.size();
+  for (int i = 0; i < d.strip_start && begin < end && out[begin] == c; ++i) ++begin;
+  for (int i = 0; i < d.strip_stop && end > begin && out[end - 1] == c; ++i) --end;
+  return out.substr(begin, end - begin);
+}
+
+}  // namespace llm0
