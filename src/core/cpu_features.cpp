@@ -37,9 +37,13 @@ const char* isa_name(Isa isa) {
 
 bool cpu_supports(Isa isa) {
 #if defined(__x86_64__)
-  __builtin_cpu_init();  // libgcc's cpuid reading, which also checks the OS saves the registers
-  const bool v3 = __builtin_cpu_supports("x86-64-v3");
-  const bool v4 = __builtin_cpu_supports("x86-64-v4");
+  __builtin_cpu_init();  // the compiler runtime's cpuid reading (it checks the OS saves the registers)
+  // x86-64-v3 / v4 by their features (clang 14, the fuzz build's compiler, knows no level names)
+  const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                  __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+  const bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+                  __builtin_cpu_supports("avx512cd");
   switch (isa) {
     case Isa::Scalar: return true;
     case Isa::Avx2: return v3;
