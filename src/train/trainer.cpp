@@ -158,7 +158,10 @@ TrainSummary TrainerImpl::run() {
     }
     if ((o_.check_sync_every > 0 && state_.step % o_.check_sync_every == 0) || last)
       dp_->check_in_sync(model_->params(), "after step " + std::to_string(state_.step));
-    if (state_.step % o_.eval_every == 0 || last) report_validation(val = evaluate());
+    if (state_.step % o_.eval_every == 0 || last) {
+      measure_peaks(false);  // the MFU denominators: the highest measurement so far
+      report_validation(val = evaluate());
+    }
     if (state_.step % o_.checkpoint_every == 0 || last) save_checkpoint_now();
     if (last) break;
   }

@@ -37,7 +37,7 @@ class TrainerImpl {
   double evaluate();
   void report_validation(double val);
   void log(const nlohmann::json& j);
-  void measure_peaks();
+  void measure_peaks(bool startup);
   void log_step(double loss, double lr, double tok_s);
   bool is_last_step();
   void print_progress(int step, double loss, double lr, double tok_s);

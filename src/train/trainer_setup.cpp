@@ -1,5 +1,6 @@
 // Training run setup: everything is loaded and validated before the first byte is written.
 // See trainer.h.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -71,7 +72,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
     else  // the interrupted run may have logged steps past its checkpoint: they are re-run
       drop_metrics_after(o_.out + "/metrics.jsonl", state_.step);
   }
-  measure_peaks();
+  measure_peaks(true);
   if (state_.total_steps == 0) state_.total_steps = plan_total_steps();
   state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
   state_.ranks = dp_->ranks();
@@ -296,12 +297,17 @@ void TrainerImpl::report_validation(double val) {
 }
 
 // The peaks of all ranks together (measured at once), the denominators of their joint MFU: sgemm
-// (what the BLAS reaches) and the FMA peak (what the cores can; ledger/fma_peak.h). One line says
-// what the machine is and warns when sgemm is under half the FMA peak (a BLAS on generic kernels).
-void TrainerImpl::measure_peaks() {
+// (what the BLAS reaches) and the FMA peak (what the cores can; ledger/fma_peak.h). Both are
+// ceilings, which other work on the machine can only lower for the ~0.3 s of a measurement: they
+// are measured again at every validation and the highest so far is kept. At start-up one line
+// says what the machine is and warns when sgemm is under half the FMA peak (a BLAS on generic
+// kernels). Every rank calls it (the sums are collective).
+void TrainerImpl::measure_peaks(bool startup) {
   const double sgemm = measure_sgemm_gflops(1024, 2), fma = measure_fma_gflops(num_threads());
-  peak_gflops_ = dp_->sum(sgemm), fma_gflops_ = dp_->sum(fma);
-  if (o_.quiet || dp_->rank() != 0) return;
+  const double all_sgemm = dp_->sum(sgemm), all_fma = dp_->sum(fma);
+  peak_gflops_ = startup ? all_sgemm : std::max(peak_gflops_, all_sgemm);
+  fma_gflops_ = startup ? all_fma : std::max(fma_gflops_, all_fma);
+  if (!startup || o_.quiet || dp_->rank() != 0) return;
   std::printf("machine: %s, %d thread%s%s | %s | FMA peak %.0f GFLOP/s (%s) | sgemm %.0f GFLOP/s "
               "= %.0f%% of it\n", cpu_model_name().c_str(), num_threads(), num_threads() == 1 ? "" : "s",
               dp_->ranks() > 1 ? format(" per rank, {} ranks", dp_->ranks()).c_str() : "",
