@@ -2,8 +2,10 @@
 // BPE::merge_word with byte_fallback and fuse_unk; the layout transformers' LlamaConverter writes
 // for Llama 2 / TinyLlama): vocab strings are text ("▁the", "<0x0A>"), not byte-level; the word
 // starts as one symbol per character of the normalized text; a character missing from the vocab
-// becomes the <0xXX> tokens of its UTF-8 bytes (byte_fallback), else <unk> (consecutive ones
-// fused with fuse_unk); then merges by rank (bpe_encode.h). Decoding: decoder.h.
+// becomes the <0xXX> tokens of its UTF-8 bytes (byte_fallback; a file that sets it without all 256
+// is refused, where HF would quietly give <unk>), else <unk> (consecutive ones fused with
+// fuse_unk); then merges by rank (bpe_encode.h). Decoding: decoder.h; added tokens go through
+// the decoder like every token. Gemma 3's file is this layout with merges as [left, right] pairs.
 #include <algorithm>
 #include <mutex>
 
@@ -76,7 +78,8 @@ void Tokenizer::load_pieces(const json& j, const std::string& path, std::string 
   if (pv->byte_fallback)
     for (int b = 0; b < 256; ++b) {
       const auto it = pv->ids.find(byte_token(b));
-      if (it == pv->ids.end()) continue;
+      LLM0_CHECK(it != pv->ids.end(), "{}: model.byte_fallback is true but model.vocab has no '{}' "
+                 "(byte fallback needs all 256 byte tokens)", path, byte_token(b));
       pv->byte_ids[b] = it->second;
       pv->is_byte[it->second] = 1;
     }
@@ -147,9 +150,7 @@ void Tokenizer::encode_char_piece(std::string_view piece, std::vector<int>& out)
       symbols.push_back(it->second), last_unk = false;
       continue;
     }
-    bool bytes_ok = pv.byte_fallback;
-    for (char c : ch) bytes_ok = bytes_ok && pv.byte_ids[static_cast<unsigned char>(c)] >= 0;
-    if (bytes_ok) {
+    if (pv.byte_fallback) {  // all 256 <0xXX> tokens are there (checked at load)
       for (char c : ch) symbols.push_back(pv.byte_ids[static_cast<unsigned char>(c)]);
       last_unk = false;
     } else if (pv.unk >= 0 && !(last_unk && pv.fuse_unk)) {  // HF drops the character without unk
