@@ -81,7 +81,10 @@ void read_deepseek2(const GgufMeta& m, const std::string& a, ModelConfig& c) {
   e.num_experts_per_tok = m.req_int(a + "expert_used_count");
   e.moe_intermediate_size = m.req_int(a + "expert_feed_forward_length");
   e.n_shared_experts = m.opt_int(a + "expert_shared_count").value_or(0);
-  e.shared_expert_intermediate_size = e.n_shared_experts * e.moe_intermediate_size;
+  const int64_t shared = (int64_t)e.n_shared_experts * e.moe_intermediate_size;  // Fs = n·Fe
+  LLM0_CHECK(shared <= (1 << 20), "{}: {} shared experts of width {} are beyond llm0's limit", m.where,
+             e.n_shared_experts, e.moe_intermediate_size);
+  e.shared_expert_intermediate_size = (int)shared;
   e.first_k_dense_replace = m.opt_int(a + "leading_dense_block_count").value_or(0);
   e.routed_scaling_factor = m.opt_float(a + "expert_weights_scale").value_or(1.0);
   e.norm_topk_prob = m.opt_bool(a + "expert_weights_norm").value_or(false);
@@ -126,6 +129,35 @@ void read_qwen3next(const GgufMeta& m, const std::string& a, ModelConfig& c) {
   c.use_qk_norm = true;
 }
 
+// Sizes beyond any published model, refused before the parameter table is declared: products of
+// them (H·D·2, 2·nk·dk + 2·nv·dv, H·(dn + dv)) then stay below 2^31, and a block_count larger
+// than the file's tensor count cannot make the importer loop over absent layers.
+void check_limits(const GgufMeta& m, const ModelConfig& c) {
+  const auto cap = [&](const char* field, int v, int limit) {
+    LLM0_CHECK(v <= limit, "{}: {} = {} from the GGUF metadata is beyond llm0's limit {}", m.where,
+               field, v, limit);
+  };
+  LLM0_CHECK((size_t)c.num_hidden_layers <= m.file.tensors.size(), "{}: block_count {} is larger "
+             "than the {} tensors of the file", m.where, c.num_hidden_layers, m.file.tensors.size());
+  constexpr int kHeads = 1 << 13, kDim = 1 << 15, kHidden = 1 << 16, kWidth = 1 << 20;
+  for (const auto& [field, v] : {std::pair{"num_attention_heads", c.num_attention_heads},
+           {"num_key_value_heads", c.num_key_value_heads}, {"num_experts", c.moe.num_experts},
+           {"linear_num_key_heads", c.linear.linear_num_key_heads},
+           {"linear_num_value_heads", c.linear.linear_num_value_heads}})
+    cap(field, v, kHeads);
+  for (const auto& [field, v] : {std::pair{"head_dim", c.head_dim}, {"kv_lora_rank", c.mla.kv_lora_rank},
+           {"q_lora_rank", c.mla.q_lora_rank}, {"qk_nope_head_dim", c.mla.qk_nope_head_dim},
+           {"v_head_dim", c.mla.v_head_dim}, {"linear_key_head_dim", c.linear.linear_key_head_dim},
+           {"linear_value_head_dim", c.linear.linear_value_head_dim},
+           {"linear_conv_kernel_dim", c.linear.linear_conv_kernel_dim}})
+    cap(field, v, kDim);
+  cap("hidden_size", c.hidden_size, kHidden);
+  for (const auto& [field, v] : {std::pair{"intermediate_size", c.intermediate_size},
+           {"moe_intermediate_size", c.moe.moe_intermediate_size},
+           {"shared_expert_intermediate_size", c.moe.shared_expert_intermediate_size}})
+    cap(field, v, kWidth);
+}
+
 }  // namespace
 
 ModelConfig gguf_model_config(const GgufMeta& m) {
@@ -151,6 +183,7 @@ ModelConfig gguf_model_config(const GgufMeta& m) {
   else read_heads(m, a, c, arch != "llama");
   if (arch == "qwen3" || arch == "qwen3moe") c.use_qk_norm = true;
   if (arch == "qwen3moe") read_qwen_moe(m, a, c);
+  check_limits(m, c);
   c.validate(m.where);
   return c;
 }

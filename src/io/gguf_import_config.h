@@ -20,7 +20,9 @@ namespace llm0 {
 /// Throws llm0::Error naming the file and the key: another architecture, a missing key, a key of
 /// the wrong type, RoPE scaling, a value length that differs from the key length, a rotary
 /// dimension llm0 cannot express, a grouped softmax router (llama.cpp ranks groups by the V3 rule),
-/// and whatever ModelConfig::validate refuses.
+/// sizes beyond llm0's limits (heads and experts 8192, head and latent dims 32768, hidden 65536,
+/// intermediate 2^20, block_count more than the file's tensors: refused before anything is
+/// allocated) and whatever ModelConfig::validate refuses.
 ModelConfig gguf_model_config(const GgufMeta& meta);
 
 }  // namespace llm0
