@@ -14,6 +14,7 @@
 #include "core/half.h"
 #include "gguf_fixtures.h"
 #include "io/gguf_export.h"
+#include "io/gguf_export_tokenizer.h"
 #include "io/gguf_import.h"
 #include "io/safetensors.h"
 
@@ -169,6 +170,44 @@ TEST(GgufImport, Bf16ExportImportsBitwiseAsBf16) {
     SCOPED_TRACE(row.name);
     expect_same_model(row.cfg, round_trip(row.cfg, std::string(row.name) + "_bf16", GgmlType::BF16), true);
   }
+}
+
+// qwen2, which llm0 does not export (llama.cpp's qwen2 has q/k/v biases, the exporter none): a
+// GGUF written here as convert_hf_to_gguf.py's Qwen2Model does (attn_{q,k,v}.bias, NEOX RoPE rows
+// unpermuted) imports to the same config and bitwise the same tensors.
+TEST(GgufImport, Qwen2WithQkvBiasesImports) {
+  ModelConfig cfg = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false);
+  cfg.model_type = "qwen2";
+  cfg = vocab300(cfg);
+  const std::string dir = make_checkpoint(cfg, "qwen2", true);
+  const std::unique_ptr<Model> m = load_model(dir);
+  GgufWriter g;
+  const auto u32 = [](int v) { return GgufValue::of_u32((uint32_t)v); };
+  g.add("general.architecture", GgufValue::of_string("qwen2"));
+  g.add("qwen2.context_length", u32(cfg.max_position_embeddings));
+  g.add("qwen2.embedding_length", u32(cfg.hidden_size));
+  g.add("qwen2.block_count", u32(cfg.num_hidden_layers));
+  g.add("qwen2.feed_forward_length", u32(cfg.intermediate_size));
+  g.add("qwen2.attention.head_count", u32(cfg.num_attention_heads));
+  g.add("qwen2.attention.head_count_kv", u32(cfg.num_key_value_heads));
+  g.add("qwen2.attention.key_length", u32(cfg.head_dim));
+  g.add("qwen2.attention.value_length", u32(cfg.head_dim));
+  g.add("qwen2.rope.freq_base", GgufValue::of_f32((float)cfg.rope_theta));
+  g.add("qwen2.attention.layer_norm_rms_epsilon", GgufValue::of_f32((float)cfg.rms_norm_eps));
+  add_gguf_tokenizer(g, Tokenizer::load(dir + "/tokenizer.json"), dir + "/tokenizer.json", cfg);
+  size_t biases = 0;
+  for (const ParamInfo& p : m->params().params()) {
+    const bool bias = p.name.ends_with(".bias");
+    biases += bias;
+    std::string name = gguf_tensor_name(bias ? p.name.substr(0, p.name.size() - 5) + ".weight" : p.name);
+    if (bias) name = name.substr(0, name.size() - 7) + ".bias";
+    g.add_tensor(name, p.shape.dims, GgmlType::F32, m->params().value(p.name));
+  }
+  EXPECT_EQ(biases, 3u * cfg.num_hidden_layers);  // q, k, v per layer; o_proj has none
+  RoundTrip r{dir, test::fresh_temp_path("gguf_import", "qwen2.gguf"), test::fresh_temp_path("gguf_import", "qwen2_hf")};
+  g.write(r.gguf);
+  EXPECT_EQ(import_gguf(r.gguf, r.out).architecture, "qwen2");
+  expect_same_model(cfg, r, false);
 }
 
 // The GGUF says "gpt-2", so the imported tokenizer splits as GPT-2 (and llama.cpp) do: a digit
