@@ -3,12 +3,16 @@
 // dequant_ref.gguf, made by tests/gen/gen_gguf_dequant_ref.py) and like hand-computed blocks
 // (d = 1, known nibbles, Q4_K 6-bit scales and mins at 63 on both sides of their split packing,
 // Q6_K int8 scales -128 and 127); every other ggml type is refused by name, rows that are not
-// whole blocks and truncated quantized data are refused naming the tensor.
+// whole blocks and truncated quantized data are refused naming the tensor. Where llama.cpp's
+// llama-quantize is built (scripts/build_llama_bench.sh llama-quantize), the model files it made
+// (tests/data/gguf_quant/model-*.gguf) dequantize bitwise like ggml's own C code does.
 // Bitwise is the right tolerance: each product in these formats is exact in float32 and Q4_K's
 // one subtraction is rounded once (gguf_dequant.h), so every correct order gives the same bits.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -255,4 +259,33 @@ TEST(GgufDequant, WriterRefusesQuantizedTypes) {
   GgufWriter w;
   EXPECT_NE(error_of([&] { w.add_tensor("w", {32}, GgmlType::Q8_0, x.data()); })
                 .find("does not write quantized type Q8_0"), std::string::npos);
+}
+
+TEST(GgufDequant, ModelFilesEqualGgmlsOwnDequantization) {
+  // llama-quantize --allow-requantize IN OUT F32 widens every tensor with ggml's type traits
+  // (dequantize_row_* in ggml-quants.c): the C reference of each quantized type on real,
+  // quantizer-made blocks (Q8_0, Q4_0, Q4_K, Q6_K across the four files).
+  const char* env = std::getenv("LLAMA_QUANTIZE");
+  const std::string quantize = env ? env : LLM0_SOURCE_DIR "/../llama.cpp-bench/build/bin/llama-quantize";
+  if (!std::filesystem::exists(quantize))
+    GTEST_SKIP() << quantize << " not built (scripts/build_llama_bench.sh llama-quantize)";
+  for (const char* q : {"Q8_0", "Q4_0", "Q4_K_M", "Q6_K"}) {
+    const std::string in = std::string(LLM0_SOURCE_DIR "/tests/data/gguf_quant/model-") + q + ".gguf";
+    const std::string out = test::fresh_temp_path("gguf_dequant", std::string("f32-") + q + ".gguf");
+    const std::string cmd = "'" + quantize + "' --allow-requantize '" + in + "' '" + out + "' F32 1 >'" +
+                            out + ".log' 2>&1";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    const GgufFile quantized = read_gguf(in), widened = read_gguf(out);
+    ASSERT_EQ(quantized.tensors.size(), widened.tensors.size());
+    int n_quantized = 0;
+    for (const GgufTensorInfo& t : quantized.tensors) {
+      const GgufTensorInfo* w = widened.tensor(t.name);
+      ASSERT_TRUE(w != nullptr && w->type == GgmlType::F32) << q << " " << t.name;
+      const std::vector<float> got = t.to_float();
+      ASSERT_EQ(got.size() * 4, w->bytes.size()) << q << " " << t.name;
+      EXPECT_EQ(std::memcmp(got.data(), w->bytes.data(), w->bytes.size()), 0) << q << " " << t.name;
+      n_quantized += ggml_type_is_quantized(t.type);
+    }
+    EXPECT_EQ(n_quantized, 16) << q;  // 2 layers x 7 matrices, token_embd, output
+  }
 }
