@@ -11,13 +11,15 @@
 //     engines' disagreement about lp(a) - lp(b). It is a near-tie when that sum is at most 2 D,
 //     D = the largest disagreement on any other token at steps 0..k (each of lp(a), lp(b) may
 //     move by D), and b is among llama.cpp's K candidates.
-// MODE exact: the first N ids must be identical. MODE near-tie: identical, or parted at a near-tie.
+// MODE exact: the first N ids must be identical (and D <= TOL when TOL is given: llama.cpp run on
+// ggml's float32 widening of the same file, where only float32 rounding separates the engines).
+// MODE near-tie: identical, or parted at a near-tie.
 // Prints one JSON line (where and by how much they differ) and exits 1 when the mode fails.
-// Usage: node compare_quant.mjs LLM0.json LOGITS.npy LLAMA.json N MODE
+// Usage: node compare_quant.mjs LLM0.json LOGITS.npy LLAMA.json N MODE [TOL]
 import {logSoftmax, readGreedyPair, readNpy} from "./parity_util.mjs";
 
-const [llm0Path, npyPath, llamaPath, nArg, mode] = process.argv.slice(2);
-const N = Number(nArg);
+const [llm0Path, npyPath, llamaPath, nArg, mode, tolArg] = process.argv.slice(2);
+const N = Number(nArg), tol = tolArg === undefined ? Infinity : Number(tolArg);
 if (!(N > 0) || !["exact", "near-tie"].includes(mode))
     throw new Error("usage: compare_quant.mjs LLM0.json LOGITS.npy LLAMA.json N exact|near-tie");
 const {ours, theirs, a, b, firstDiff: k} = readGreedyPair(llm0Path, llamaPath, N);
@@ -41,7 +43,7 @@ for (let i = 0; i <= lastShared; i++) {
 const result = {mode, compared: a.length, identical: k < 0, first_difference: k,
                 logprob_max_abs_diff: D, at_step: Dstep, first_step_max_abs_diff: Dfirst,
                 top_k: theirs.steps[0].length};
-let pass = k < 0 && (a.length === N || ours.stop_reason === "eos");
+let pass = k < 0 && (a.length === N || ours.stop_reason === "eos") && D <= tol;
 if (k >= 0) {
     const ids = {llm0: a[k], llama_cpp: b[k]};
     const theirA = theirs.steps[k].find((t) => t.id === a[k]);
