@@ -26,7 +26,10 @@ void read_common(const GgufMeta& m, const std::string& a, ModelConfig& c) {
   const GgufTensorInfo* embd = m.file.tensor("token_embd.weight");
   LLM0_CHECK(embd != nullptr, "{}: GGUF tensor token_embd.weight is missing", m.where);
   const std::optional<int> vocab = m.opt_int(a + "vocab_size");
-  c.vocab_size = vocab ? *vocab : (int)embd->shape().front();
+  const int64_t rows = embd->shape().front();
+  LLM0_CHECK(vocab || rows <= 2147483647, "{}: GGUF tensor token_embd.weight has {} rows, beyond "
+             "the 32-bit vocab_size", m.where, rows);
+  c.vocab_size = vocab ? *vocab : (int)rows;
   c.tie_word_embeddings = m.file.tensor("output.weight") == nullptr;
   c.bos_token_id = m.opt_int("tokenizer.ggml.bos_token_id").value_or(-1);
   c.eos_token_id = m.opt_int("tokenizer.ggml.eos_token_id").value_or(-1);

@@ -15,6 +15,7 @@ PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 die() { echo "test_serve_stories260K: $*" >&2; [ -f "$WORK/server.log" ] && cat "$WORK/server.log" >&2; exit 1; }
+source "$(dirname "$0")/start_server.sh"
 
 "$LLM0" convert --from llama2c "$DATA/stories260K.bin" --tokenizer "$DATA/tok512.bin" --output "$WORK/conv" >/dev/null ||
   die "convert --from llama2c failed"
@@ -24,16 +25,8 @@ die() { echo "test_serve_stories260K: $*" >&2; [ -f "$WORK/server.log" ] && cat 
 
 serve() {  # serve NAME: one greedy completion from the server, compared with llm0 generate
   local name=$1 model="$WORK/$1"
-  "$LLM0" serve --model "$model" --port 0 --threads 1 2>"$WORK/server.log" &
-  PID=$!
-  local port=
-  for _ in $(seq 1 300); do
-    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\) .*prefix cache [a-z]*)$/\1/p' "$WORK/server.log")
-    [ -n "$port" ] && break
-    kill -0 "$PID" 2>/dev/null || die "$name: the server exited at start"
-    sleep 0.1
-  done
-  [ -n "$port" ] || die "$name: no 'listening on' line"
+  start_server "$name" "$WORK/server.log" --model "$model" --threads 1
+  local port=$PORT
   curl -s --max-time 60 -H 'Content-Type: application/json' \
     -d "{\"model\": \"$name\", \"prompt\": \"Once upon a time\", \"max_tokens\": 24, \"temperature\": 0}" \
     "http://127.0.0.1:$port/v1/completions" > "$WORK/$name.served.json" || die "$name: no answer"
