@@ -1,7 +1,8 @@
 // Fuzz harness: GGUF reader (io/gguf_reader.h) on arbitrary bytes: magic, version, counts,
 // every metadata type (nested arrays), tensor infos, alignment, data section. Properties of an
-// accepted file: each tensor holds numel x type-size bytes at an aligned offset; writing the
-// metadata and tensors back with GgufWriter and reading again gives the same values and bytes.
+// accepted file: each tensor holds ggml_nbytes(type, numel) bytes at an aligned offset; writing
+// the metadata and tensors back with GgufWriter (quantized tensors as their F32 dequantized
+// values) and reading again gives the same values.
 // Then the import path (io/gguf_import.h gguf_to_hf): refused with llm0::Error or converted into a
 // config that validates and round-trips through config.json, one tensor per parameter with the
 // shape the config implies, and a tokenizer.json that Tokenizer::load reads or refuses by name.
@@ -73,13 +74,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const GgufTensorInfo& t : f.tensors) {
     FUZZ_ASSERT(t.dims.size() >= 1 && t.dims.size() <= 4, "1 to 4 dims");
     FUZZ_ASSERT(t.offset % f.alignment == 0, "aligned offset");
-    FUZZ_ASSERT(t.bytes.size() == t.numel() * ggml_type_size(t.type), "numel x type size bytes");
+    FUZZ_ASSERT(t.dims[0] % ggml_block_size(t.type) == 0, "rows of whole blocks");
+    FUZZ_ASSERT(t.bytes.size() == ggml_nbytes(t.type, t.numel()), "numel / block x block bytes");
     FUZZ_ASSERT(t.bytes.size() <= size, "tensor no larger than the file");
     const std::vector<float> values = t.to_float();
     FUZZ_ASSERT(values.size() == t.numel(), "to_float gives numel values");
     bool fits = true;  // a zero-element tensor may have extents beyond int64 in its other dims
     for (uint64_t d : t.dims) fits = fits && d <= uint64_t(INT64_MAX);
-    if (fits) w.add_tensor(t.name, t.shape(), t.type, values.data());
+    const GgmlType written = ggml_type_is_quantized(t.type) ? GgmlType::F32 : t.type;
+    if (fits) w.add_tensor(t.name, t.shape(), written, values.data());
   }
   w.write(copy.path());
   const GgufFile again = read_gguf(copy.path());
@@ -90,8 +93,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 "metadata round-trips");
   for (const GgufTensorInfo& t : again.tensors) {
     const GgufTensorInfo* orig = f.tensor(t.name);
-    FUZZ_ASSERT(orig != nullptr && orig->dims == t.dims && orig->type == t.type,
-                "tensor name, dims and type round-trip");
+    FUZZ_ASSERT(orig != nullptr && orig->dims == t.dims &&
+                    (orig->type == t.type || ggml_type_is_quantized(orig->type)),
+                "tensor name, dims and (unquantized) type round-trip");
     FUZZ_ASSERT(same_floats(orig->to_float(), t.to_float()), "tensor values round-trip");
   }
   return 0;

@@ -99,6 +99,14 @@ put("gguf", "big-endian", b"GGUF" + struct.pack(">I", 3) + good[8:64])
 put("gguf", "bad-align", gguf([gkv("general.alignment", 5, struct.pack("<i", 64))], tensors))
 put("gguf", "huge-count", b"GGUF" + struct.pack("<IQQ", 3, 2**62, 2**62))
 put("gguf", "bad-magic", b"GGUX" + good[4:40])
+# quantized: one block each of Q8_0 (8), Q4_0 (2), Q4_K (12), Q6_K (14) with fp16 scale 1.0 at the
+# format's offset; a Q5_K (13) tensor refused by name; Q4_K rows of 128 (half a block) refused
+def block(size, half_at): b = bytearray(range(size)); b[half_at:half_at + 2] = struct.pack("<H", 0x3c00); return bytes(b)
+quant = [("q8_0", [32], 8, block(34, 0)), ("q4_0", [32], 2, block(18, 0)),
+         ("q4_k", [256], 12, block(144, 0)), ("q6_k", [256], 14, block(210, 208))]
+put("gguf", "quantized", gguf(kvs[:1], quant))
+put("gguf", "q5_k", gguf(kvs[:1], [("blk.0.attn_q.weight", [256], 13, bytes(176))]))
+put("gguf", "partial-block", gguf(kvs[:1], [("output.weight", [128, 2], 12, bytes(144))]))
 
 # --- gguf import: a 1-layer llama (C 4, 2 heads of 2, 1 KV head, F 4) with a SentencePiece
 # ("llama") and a byte-level ("gpt2") tokenizer, as llm0's exporter writes them -------------------
