@@ -20,7 +20,7 @@ KvOptions kv_options(const QueryArgs& q) {
 }  // namespace
 
 json kv_reference(ExploreApi&, const ApiRequest& r, const std::string& name) {
-  const QueryArgs q(r.query, {"context", "dtype"});
+  const QueryArgs q(r.query, {"context", "dtype", "as"});
   return to_json(kv_ledger_from_file(reference_config_path(name), kv_options(q)));
 }
 

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "tokenizer/utf8.h"
+
 namespace llm0::explore {
 
 using nlohmann::json;
@@ -35,6 +37,8 @@ QueryArgs::QueryArgs(const std::vector<std::pair<std::string, std::string>>& que
     : query_(query) {
   for (size_t i = 0; i < query.size(); ++i) {
     const std::string& key = query[i].first;
+    if (!utf8_valid(key) || !utf8_valid(query[i].second))
+      bad(format("parameter {} is not valid UTF-8 text", i + 1));
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       bad(format("unknown parameter \"{}\" (this endpoint takes: {})", key, joined(allowed)));
     for (size_t j = 0; j < i; ++j)

@@ -53,7 +53,7 @@ struct KvArgs {
 void run_kv_cache(const KvArgs& a) {
   LLM0_CHECK(a.model_dir.empty() || a.config.empty(), "give --model or --config, not both");
   std::unique_ptr<Model> model;
-  if (!a.model_dir.empty()) model = load_model(a.model_dir);
+  if (!a.model_dir.empty()) model = load_model(resolve_checkpoint_dir(a.model_dir));
   const lesson::KvCacheLesson l = lesson::run_kv_cache_lesson(
       lesson::KvLessonModel{model.get(), a.model_dir, a.config, a.seed},
       {a.prompt_len, a.generate, a.up_to});
@@ -224,6 +224,8 @@ void add_experts(CLI::App* lesson) {
 
 }  // namespace
 
+void add_model_lessons(CLI::App* lesson);  // cmd_lesson_model.cpp
+
 void register_lesson(CLI::App& app) {
   CLI::App* lesson = app.add_subcommand(
       "lesson", "The attention chapter's experiments, computed by the engine");
@@ -234,6 +236,7 @@ void register_lesson(CLI::App& app) {
   add_cache_kinds(lesson);
   add_hybrid_state(lesson);
   add_experts(lesson);
+  add_model_lessons(lesson);
 }
 
 }  // namespace llm0::cli
