@@ -47,14 +47,7 @@ ExploreServer::ExploreServer(ExploreApi& api, const ExploreServerOptions& option
 
 ExploreServer::~ExploreServer() = default;
 
-int ExploreServer::bind() {
-  httplib::Server& h = impl_->http;
-  const ExploreServerOptions& o = impl_->opt;
-  const int port = o.port == 0 ? h.bind_to_any_port(o.host) : (h.bind_to_port(o.host, o.port) ? o.port : -1);
-  LLM0_CHECK(port > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
-             o.host, o.port);
-  return port;
-}
+int ExploreServer::bind() { return impl_->http.bind_listener(impl_->opt.host, impl_->opt.port); }
 
 void ExploreServer::listen() { impl_->http.listen_after_bind(); }
 

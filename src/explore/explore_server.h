@@ -20,11 +20,10 @@ class ExploreServer {
   /// `api` must outlive the server.
   ExploreServer(ExploreApi& api, const ExploreServerOptions& options);
   ~ExploreServer();
-  /// Binds host:port; returns the port. Throws llm0::Error naming host and port on failure.
+  /// ConnectionServer::bind_listener on the options' address: the port, or llm0::Error.
   int bind();
-  /// Serves until stop(). Call after bind().
+  /// Serves until stop(), which may come from any thread.
   void listen();
-  /// Makes listen() return (callable from another thread or a signal-watching thread).
   void stop();
 
  private:

@@ -287,15 +287,7 @@ HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer
 
 HttpServer::~HttpServer() = default;
 
-int HttpServer::bind() {
-  httplib::Server& h = impl_->http;
-  const HttpServerOptions& o = impl_->opt;
-  const int port = o.port == 0 ? h.bind_to_any_port(o.host) : (h.bind_to_port(o.host, o.port) ? o.port : -1);
-  LLM0_CHECK(port > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
-             o.host, o.port);
-  impl_->http.set_backlog(1024);
-  return port;
-}
+int HttpServer::bind() { return impl_->http.bind_listener(impl_->opt.host, impl_->opt.port); }
 
 void HttpServer::listen() { impl_->http.listen_after_bind(); }
 

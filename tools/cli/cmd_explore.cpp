@@ -5,16 +5,13 @@
 // copy instead; `--info` prints GET /explore/api/info. With --lang en and no --model, the English
 // model stories260K (tests/data/stories260K) is converted on first use into the user's cache
 // folder and loaded.
-#include <pthread.h>
-
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <thread>
 
 #include "common.h"
+#include "stop_signals.h"
 #include "core/check.h"
 #include "core/shipped_file.h"
 #include "explore/explore_assets.h"
@@ -70,28 +67,17 @@ void run_explore(ExploreArgs& a) {
     std::printf("static explorer written to %s (open %s/index.html)\n", a.export_dir.c_str(), a.export_dir.c_str());
     return;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGUSR1);  // sent by this command to end the waiting thread
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  StopSignals signals;
   explore::ExploreServer server(api, a.http);
   const int port = server.bind();
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    if (sig == SIGUSR1) return;
+  std::fprintf(stderr, "llm0 explore: listening on http://%s/explore/ (model %s, language %s, KaTeX %s)\n",
+               host_port(a.http.host, port).c_str(), a.api.model_dir.empty() ? "none" : a.api.model_dir.c_str(),
+               a.api.lang.c_str(), explore::katex_embedded() ? "embedded" : "not installed");
+  std::fflush(stderr);
+  signals.serve([&] { server.listen(); }, [&](int sig) {
     std::fprintf(stderr, "llm0 explore: stopping (signal %d)\n", sig);
     server.stop();
   });
-  std::fprintf(stderr, "llm0 explore: listening on http://%s:%d/explore/ (model %s, language %s, KaTeX %s)\n",
-               a.http.host.c_str(), port, a.api.model_dir.empty() ? "none" : a.api.model_dir.c_str(),
-               a.api.lang.c_str(), explore::katex_embedded() ? "embedded" : "not installed");
-  std::fflush(stderr);
-  server.listen();
-  pthread_kill(waiter.native_handle(), SIGUSR1);
-  waiter.join();
 }
 
 }  // namespace
