@@ -41,9 +41,9 @@ TEST(ExploreAssets, IndexHtmlIsEmbeddedWithItsMimeType) {
 
 TEST(ExploreServer, ErrorsAreErrorObjectsAndTheServerKeepsServing) {
   ExploreApi api({"", "zh"});
-  explore::ExploreServer server(api, {"127.0.0.1", 0});
-  const int port = server.bind();
-  std::thread t([&] { server.listen(); });
+  explore::ExploreServer server(api);
+  const int port = server.bind_listener("127.0.0.1", 0);
+  std::thread t([&] { server.listen_after_bind(); });
   httplib::Client c("127.0.0.1", port);
   c.set_read_timeout(30, 0);
   auto expect_error = [](const httplib::Result& r, int status) {

@@ -4,15 +4,8 @@
 #include <sys/socket.h>
 
 #include "explore/explore_http.h"
-#include "serve/connection_server.h"
 
 namespace llm0::explore {
-
-struct ExploreServer::Impl {
-  ExploreServerOptions opt;
-  serve::ConnectionServer http;
-  Impl(const ExploreServerOptions& o) : opt(o), http(serve::ConnectionLimits{}, {[] { return std::string(); }, [] {}}) {}
-};
 
 namespace {
 
@@ -29,28 +22,19 @@ void error_reply(const httplib::Request& q, httplib::Response& r) {
 
 }  // namespace
 
-ExploreServer::ExploreServer(ExploreApi& api, const ExploreServerOptions& options)
-    : impl_(std::make_unique<Impl>(options)) {
-  serve::ConnectionServer& h = impl_->http;
-  h.set_payload_max_length(ExploreLimits::kBodyBytes);
-  h.set_socket_options([](socket_t sock) {  // no SO_REUSEPORT: a second server must not share the port
+ExploreServer::ExploreServer(ExploreApi& api)
+    : serve::ConnectionServer(serve::ConnectionLimits{}, {[] { return std::string(); }, [] {}}) {
+  set_payload_max_length(ExploreLimits::kBodyBytes);
+  set_socket_options([](socket_t sock) {  // no SO_REUSEPORT: a second server must not share the port
     const int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
-  h.set_error_handler(error_reply);
-  h.set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr) {
+  set_error_handler(error_reply);
+  set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr) {
     r.status = 500;
     r.set_content(dump_api_json(error_json("internal error", "internal_error")), "application/json");
   });
-  mount_explore(h, api);
+  mount_explore(*this, api);
 }
-
-ExploreServer::~ExploreServer() = default;
-
-int ExploreServer::bind() { return impl_->http.bind_listener(impl_->opt.host, impl_->opt.port); }
-
-void ExploreServer::listen() { impl_->http.listen_after_bind(); }
-
-void ExploreServer::stop() { impl_->http.stop(); }
 
 }  // namespace llm0::explore

@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 
 struct ExploreArgs {
   explore::ExploreOptions api;
-  explore::ExploreServerOptions http;
+  std::string host = "127.0.0.1";
+  int port = 8090;
   explore::ExportOptions out;
   std::string export_dir;
   bool info = false;
@@ -68,13 +69,13 @@ void run_explore(ExploreArgs& a) {
     return;
   }
   StopSignals signals;
-  explore::ExploreServer server(api, a.http);
-  const int port = server.bind();
+  explore::ExploreServer server(api);
+  const int port = server.bind_listener(a.host, a.port);
   std::fprintf(stderr, "llm0 explore: listening on http://%s/explore/ (model %s, language %s, KaTeX %s)\n",
-               host_port(a.http.host, port).c_str(), a.api.model_dir.empty() ? "none" : a.api.model_dir.c_str(),
+               host_port(a.host, port).c_str(), a.api.model_dir.empty() ? "none" : a.api.model_dir.c_str(),
                a.api.lang.c_str(), explore::katex_embedded() ? "embedded" : "not installed");
   std::fflush(stderr);
-  signals.serve([&] { server.listen(); }, [&](int sig) {
+  signals.serve([&] { server.listen_after_bind(); }, [&](int sig) {
     std::fprintf(stderr, "llm0 explore: stopping (signal %d)\n", sig);
     server.stop();
   });
@@ -87,8 +88,8 @@ void register_explore(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "explore", "The attention chapter's lessons in the browser, computed live by the engine");
   cmd->add_option("--model", a->api.model_dir, "Checkpoint directory or training run for the model panels");
-  cmd->add_option("--host", a->http.host, "Address to listen on (loopback by default)")->capture_default_str();
-  cmd->add_option("--port", a->http.port, "TCP port (0 = any free port, printed at start)")
+  cmd->add_option("--host", a->host, "Address to listen on (loopback by default)")->capture_default_str();
+  cmd->add_option("--port", a->port, "TCP port (0 = any free port, printed at start)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
   cmd->add_option("--lang", a->api.lang, "Language the pages open in")
       ->check(CLI::IsMember({"zh", "en"}))->capture_default_str();
