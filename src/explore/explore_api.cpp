@@ -6,6 +6,7 @@
 #include <new>
 
 #include "core/shipped_file.h"
+#include "core/threads.h"
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
 
@@ -49,7 +50,7 @@ json route(ExploreApi& api, const ApiRequest& r, const std::string& rest) {
 
 }  // namespace
 
-ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt) {
+ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt), threads_(num_threads()) {
   LLM0_CHECK(opt_.lang == "zh" || opt_.lang == "en", "--lang must be zh or en, got \"{}\"", opt_.lang);
   if (!opt_.model_dir.empty()) model_ = load_generation_model(opt_.model_dir);
 }
@@ -57,6 +58,7 @@ ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt) {
 ApiResponse ExploreApi::handle(const ApiRequest& r) {
   std::lock_guard<std::mutex> lock(mu_);
   try {
+    set_num_threads(threads_);
     if (r.path.rfind(kApi, 0) != 0)
       throw ExploreError(404, "not_found", format("no endpoint {}", r.path));
     if (r.body.size() > ExploreLimits::kBodyBytes)

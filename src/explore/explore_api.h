@@ -40,7 +40,8 @@ class ExploreApi {
   explicit ExploreApi(const ExploreOptions& opt);
 
   /// Answers one request (200 + JSON, or an error status + error_json). Never throws; requests
-  /// are serialised.
+  /// are serialised, and each runs with the thread count the constructing thread had (`--threads`:
+  /// OpenMP's setting is per thread, and the HTTP threads would otherwise start with all cores).
   ApiResponse handle(const ApiRequest& request);
 
   /// GET /explore/api/info (docs/explore-api.md "info"); `static_copy` for an export.
@@ -57,6 +58,7 @@ class ExploreApi {
  private:
   ExploreOptions opt_;
   GenerationModel model_;
+  int threads_ = 0;
   std::mutex mu_;
 };
 
