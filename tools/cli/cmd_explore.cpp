@@ -56,7 +56,7 @@ std::string english_model() {
 }
 
 void run_explore(ExploreArgs& a) {
-  if (a.api.model_dir.empty() && a.api.lang == "en" && a.export_dir.empty() && !a.info)
+  if (a.api.model_dir.empty() && a.api.lang == "en" && !a.info)
     a.api.model_dir = english_model();
   explore::ExploreApi api(a.api);
   if (a.info) return (void)std::printf("%s\n", api.info().dump(2).c_str());
