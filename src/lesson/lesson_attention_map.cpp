@@ -25,22 +25,23 @@ const char* kind_name(LayerKind k) {
   return "attention";
 }
 
-// Weights [H][T][T] of one attention layer: q [T, H, D], k [T, Hkv, D] from the saved forward,
-// values one-hot [T, Hkv, T] so the op's output row (t, h) is that head's weights.
-json layer_weights(const Model& model, int il, const AttentionSaved& s, int T) {
+// Weights [H][T][T] of one attention layer: q [T, H, D], k [T, Hkv, D] from the saved forward
+// (MLA: the expanded per-head q and k, Hkv = H, D = qk_nope_head_dim + qk_rope_head_dim), values
+// one-hot [T, Hkv, T] so the op's output row (t, h) is that head's weights.
+json layer_weights(const Model& model, int il, const float* q, const float* k, int Hkv, int D, int T) {
   const ModelConfig& c = model.config();
-  const int H = c.num_attention_heads, Hkv = c.num_key_value_heads, D = c.head_dim;
+  const int H = c.num_attention_heads;
   std::vector<float> onehot((size_t)T * Hkv * T, 0.0f);  // [T, Hkv, T]
   for (int j = 0; j < T; ++j)
     for (int g = 0; g < Hkv; ++g) onehot[((size_t)j * Hkv + g) * T + j] = 1.0f;
   AttentionDims d;
   d.B = 1, d.Tq = T, d.Tk = T, d.q_offset = 0, d.H = H, d.Hkv = Hkv, d.D = D, d.Dv = T;
-  d.scale = 1.0f / std::sqrt((float)D);  // as AttentionLayer::dims
+  d.scale = 1.0f / std::sqrt((float)D);  // as AttentionLayer::dims and MLA's (dn + dr)^-1/2
   d.window = c.layers.empty() ? 0 : c.layers[(size_t)il].sliding_window;
   const std::string sinks = format("model.layers.{}.self_attn.sinks", il);
   d.sinks = model.params().has(sinks) ? model.params().value(sinks) : nullptr;
   std::vector<float> out((size_t)T * H * T), lse((size_t)H * T);  // [T, H, T], [H, T]
-  attention_forward(out.data(), lse.data(), s.q, s.k, onehot.data(), d);
+  attention_forward(out.data(), lse.data(), q, k, onehot.data(), d);
   json heads = json::array();
   for (int h = 0; h < H; ++h) {
     json rows = json::array();
@@ -72,11 +73,15 @@ json attention_map_json(GenerationModel& m, const std::string& model_name, const
   json layers = json::array();
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const LayerKind kind = c.layers.empty() ? LayerKind::FullAttention : c.layers[(size_t)il].kind;
-    const bool softmax = kind == LayerKind::FullAttention || kind == LayerKind::SlidingAttention;
+    const BlockSaved& s = model.saved(il);
+    json heads = json::array();  // linear attention has no weights to show
+    if (kind == LayerKind::LatentAttention)
+      heads = layer_weights(model, il, s.mla.q, s.mla.k, c.num_attention_heads, c.mla.qk_head_dim(), T);
+    else if (kind != LayerKind::LinearAttention)
+      heads = layer_weights(model, il, s.attn.q, s.attn.k, c.num_key_value_heads, c.head_dim, T);
     layers.push_back({{"layer", il}, {"kind", kind_name(kind)},
                       {"sliding_window", c.layers.empty() ? 0 : c.layers[(size_t)il].sliding_window},
-                      {"heads", softmax ? layer_weights(model, il, model.saved(il).attn, T)
-                                        : json::array()}});
+                      {"heads", std::move(heads)}});
   }
   return {{"lesson", "attention-map"}, {"model", model_name}, {"text", text},
           {"tokens", token_pieces_json(*m.tokenizer, ids)},

@@ -16,7 +16,8 @@ namespace llm0::lesson {
 constexpr int kAttentionMapMaxTokens = 64;
 
 /// The map as JSON (docs/explore-api.md "attention-map"): layers[i].heads[h][t][j], 0 above the
-/// diagonal and outside a window; latent (MLA) and linear layers listed with no heads. `model_name`
+/// diagonal and outside a window (MLA layers from their expanded per-head q and k); linear
+/// (Gated DeltaNet) layers listed with no heads. `model_name`
 /// names the model. Throws llm0::Error naming the limit when the text encodes to no token, to more
 /// than kAttentionMapMaxTokens or more than max_position_embeddings tokens.
 nlohmann::json attention_map_json(GenerationModel& m, const std::string& model_name,
