@@ -142,5 +142,54 @@ TEST_F(TokenizerJson, SaveToUnwritablePlaceThrowsAndLeavesNothing) {
   EXPECT_FALSE(fs::exists(p));
 }
 
+// DeepSeek-V3's file lists its special tokens in model.vocab too, under their own text (not a
+// byte-level string): accepted for an added token's own id and content, refused otherwise.
+TEST_F(TokenizerJson, AddedTokenMayHaveItsOwnTextInTheVocab) {
+  const std::string bos = "<\xEF\xBD\x9C" "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>";  // <｜begin▁of▁sentence｜>
+  int bos_id = -1;
+  const std::string p = edited("deepseek.json", [&](json& j) {
+    bos_id = static_cast<int>(j["model"]["vocab"].size());
+    j["model"]["vocab"][bos] = bos_id;
+    j["added_tokens"].push_back({{"id", bos_id}, {"content", bos}, {"special", true}, {"normalized", true}});
+  });
+  const Tokenizer tok = Tokenizer::load(p);
+  const std::vector<int> ids = tok.encode("the" + bos + "cat");
+  std::vector<int> want = tok.encode("the");  // the token matched whole before pre-tokenization
+  want.push_back(bos_id);
+  for (int id : tok.encode("cat")) want.push_back(id);
+  EXPECT_EQ(ids, want);
+  EXPECT_EQ(tok.decode(ids), "the" + bos + "cat");
+  EXPECT_EQ(tok.decode(ids, /*skip_special_tokens=*/true), "thecat");
+  const std::string bad = edited("bad.json", [&](json& j) {
+    j["model"]["vocab"][bos] = static_cast<int>(j["model"]["vocab"].size());  // not an added token
+  });
+  expect_load_error(bad, "model.vocab key '" + bos + "' is not a byte-level string");
+}
+
+// Added tokens' flags (HF AddedToken): lstrip / rstrip take the whitespace beside the token, a
+// non-special one stays in decode(skip_special_tokens), single_word is refused by name.
+TEST_F(TokenizerJson, AddedTokenFlags) {
+  const Tokenizer plain = small();
+  int x = -1;
+  const std::string p = edited("flags.json", [&](json& j) {
+    x = static_cast<int>(j["model"]["vocab"].size());
+    j["model"]["vocab"]["<x>"] = x;
+    j["added_tokens"].push_back({{"id", x}, {"content", "<x>"}, {"special", false}, {"lstrip", true},
+                                 {"rstrip", true}, {"normalized", false}});
+  });
+  const Tokenizer tok = Tokenizer::load(p);
+  std::vector<int> want = plain.encode("the");
+  want.push_back(x);
+  for (int id : plain.encode("cat")) want.push_back(id);
+  EXPECT_EQ(tok.encode("the \t <x> \n cat"), want);  // the whitespace on both sides is gone
+  EXPECT_EQ(tok.encode("the<x>cat"), want);
+  EXPECT_EQ(tok.decode({x, tok.eos_id()}, true), "<x>");  // not special: kept; <|endoftext|> skipped
+  EXPECT_EQ(tok.decode({x, tok.eos_id()}), "<x><|endoftext|>");
+  expect_load_error(edited("single.json", [](json& j) { j["added_tokens"][0]["single_word"] = true; }),
+                    "added_tokens[0] ('<|endoftext|>') has single_word true");
+  expect_load_error(edited("id.json", [](json& j) { j["added_tokens"][0]["id"] = 100000; }),
+                    "id 100000 with only");
+}
+
 }  // namespace
 }  // namespace llm0

@@ -159,5 +159,68 @@ TEST_F(SentencePieceJson, SaveWritesTheFileBack) {
   EXPECT_EQ(back.encode("a c ab \xC3\xA9"), tok.encode("a c ab \xC3\xA9"));
 }
 
+TEST_F(SentencePieceJson, MetaspaceDecoder) {
+  json j = llama_like();
+  j["decoder"] = {{"type", "Metaspace"}, {"replacement", kSp}, {"prepend_scheme", "always"}, {"split", true}};
+  j["model"]["byte_fallback"] = false;  // Metaspace alone decodes no <0xXX>
+  const Tokenizer always = load(j);
+  EXPECT_EQ(always.decode({kSpAB}), "ab");               // the first token's leading space dropped
+  EXPECT_EQ(always.decode({kSpA, kSpace, kC}), "a c");  // later ones keep theirs
+  EXPECT_EQ(always.decode({kA, kSpAB}), "a ab");
+  j["decoder"]["prepend_scheme"] = "never";
+  EXPECT_EQ(load(j).decode({kSpAB}), " ab");
+  j["decoder"] = {{"type", "Metaspace"}, {"replacement", kSp}, {"add_prefix_space", true}};  // older files
+  EXPECT_EQ(load(j).decode({kSpAB}), "ab");
+}
+
+// Gemma 3's merges are [left, right] pairs; its ordinary added tokens (e.g. "▁▁") decode through the
+// decoder's Replace like every token, and decode(skip_special_tokens) drops only the special ones.
+TEST_F(SentencePieceJson, MergePairsAndOrdinaryAddedTokens) {
+  json j = llama_like();
+  j["model"]["merges"] = json::array({json::array({kSp, "a"}), json::array({"a", "b"}), json::array({kSp + "a", "b"})});
+  j["added_tokens"].push_back({{"id", kC + 1}, {"content", kSp + kSp}, {"special", false}, {"normalized", false}});
+  const Tokenizer tok = load(j);
+  EXPECT_EQ(tok.encode("ab"), Ids{kSpAB});
+  // matched in the raw text; each text segment gets its own Prepend "▁"
+  EXPECT_EQ(tok.encode("a" + kSp + kSp + "b"), (Ids{kSpA, kC + 1, kSpace, kB}));
+  EXPECT_EQ(tok.decode({kA, kC + 1}), "a  ");
+  EXPECT_EQ(tok.decode({1, kSpAB, kC + 1, 2}), "<s> ab  </s>");
+  EXPECT_EQ(tok.decode({1, kSpAB, kC + 1, 2}, /*skip_special_tokens=*/true), "ab  ");
+}
+
+TEST_F(SentencePieceJson, MalformedComponentsAreRefusedByName) {
+  json j = llama_like();
+  j["model"]["vocab"].erase("<0x80>");
+  j["model"]["vocab"]["zz"] = kByte0 + 0x80;
+  expect_refused(j, "model.byte_fallback", "'<0x80>'");
+  j = llama_like();
+  j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", kSp}, {"prepend_scheme", "sometimes"}};
+  expect_refused(j, "pre_tokenizer.prepend_scheme", "sometimes");
+  j = llama_like();
+  j["decoder"] = {{"type", "Metaspace"}, {"replacement", kSp}, {"prepend_scheme", "sometimes"}};
+  expect_refused(j, "decoder.prepend_scheme", "sometimes");
+  j = llama_like();
+  j["decoder"]["decoders"][1] = {{"type", "CTC"}};
+  expect_refused(j, "decoder.decoders[1].type", "CTC");
+  j = llama_like();
+  j["decoder"] = {{"type", "WordPiece"}};
+  expect_refused(j, "decoder.type", "WordPiece");
+  j = llama_like();
+  j["pre_tokenizer"] = {{"type", "Whitespace"}};
+  expect_refused(j, "pre_tokenizer.type", "Whitespace");
+  j = llama_like();
+  j["post_processor"] = {{"type", "BertProcessing"}};
+  expect_refused(j, "post_processor.type", "BertProcessing");
+  j = llama_like();
+  j["added_tokens"][1]["normalized"] = true;  // under Prepend + Replace: not implemented
+  expect_refused(j, "added_tokens[1] ('<s>')", "normalized true");
+  j = llama_like();
+  j["added_tokens"][2]["lstrip"] = "yes";
+  expect_refused(j, "added_tokens[2].lstrip", "true or false");
+  j = llama_like();
+  j["model"]["merges"][1] = json::array({"a"});
+  expect_refused(j, "model.merges[1]", "[left, right]");
+}
+
 }  // namespace
 }  // namespace llm0

@@ -3,18 +3,23 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/check.h"
 
 namespace llm0 {
 
-nlohmann::json read_json_file(const std::string& path, std::string_view what) {
+nlohmann::json read_json_file(const std::string& path, std::string_view what, std::string* text) {
   LLM0_CHECK(std::filesystem::exists(path), "{} {} does not exist", what, path);
   LLM0_CHECK(std::filesystem::is_regular_file(path), "{} {} is not a regular file", what, path);
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   LLM0_CHECK(in.good(), "{} {} cannot be read", what, path);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  LLM0_CHECK(!in.bad(), "{} {} cannot be read", what, path);
   try {
-    return nlohmann::json::parse(in);
+    nlohmann::json j = nlohmann::json::parse(bytes);
+    if (text) *text = std::move(bytes);
+    return j;
   } catch (const nlohmann::json::exception& e) {
     LLM0_FAIL("{} {}: not valid JSON ({})", what, path, e.what());
   }

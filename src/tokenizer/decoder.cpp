@@ -3,6 +3,7 @@
 #include "tokenizer/decoder.h"
 
 #include "core/check.h"
+#include "tokenizer/metaspace.h"
 
 namespace llm0 {
 
@@ -39,6 +40,13 @@ void add_decoder(const json& j, const std::string& path, const std::string& fiel
                "{}: {}.pattern is not {\"String\": ...} (llm0 implements literal Replace only)", path, field);
     LLM0_CHECK(!out.byte_fallback, "{}: {} (Replace after ByteFallback) is not supported", path, field);
     out.replace.emplace_back(p["String"].get<std::string>(), string_field(j, "content", path, field));
+  } else if (type == "Metaspace") {  // the first token's leading space: as the joined text's (a
+    // token is never empty), so Strip(" ", start 1) after Fuse
+    LLM0_CHECK(!fused && !out.byte_fallback, "{}: {} (Metaspace after ByteFallback or Fuse) is not supported", path, field);
+    const MetaspaceFields m = metaspace_from_json(j, path, field);
+    out.replace.emplace_back(m.replacement, " ");
+    out.strip_content = " ";
+    out.strip_start = m.scheme == PrependScheme::Never ? 0 : 1;
   } else if (type == "ByteFallback") {
     LLM0_CHECK(!fused, "{}: {} (ByteFallback after Fuse) is not supported", path, field);
     out.byte_fallback = true;
@@ -52,7 +60,7 @@ void add_decoder(const json& j, const std::string& path, const std::string& fiel
     out.strip_stop = count_field(j, "stop", path, field);
   } else {
     LLM0_FAIL("{}: {}.type \"{}\" is not supported (llm0 implements the decoders ByteLevel, and "
-              "Replace, ByteFallback, Fuse, Strip in a Sequence)", path, field, type);
+              "Replace, ByteFallback, Fuse, Strip, Metaspace in a Sequence)", path, field, type);
   }
 }
 

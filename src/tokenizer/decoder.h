@@ -5,6 +5,10 @@
 //   Sequence of Replace (literal pattern, per token), ByteFallback ("<0xXX>" -> the byte; a run of
 //     byte tokens that is not valid UTF-8 gives U+FFFD per byte), Fuse (join), then Strip(content,
 //     start, stop) on the joined text: the SentencePiece-style decoder of Llama 2 / TinyLlama.
+//   Metaspace(replacement, prepend_scheme): replacement -> " " per token, then the first token's
+//     leading space dropped unless prepend_scheme is never (transformers.js's MetaspaceDecoder;
+//     HF's Rust drops every replacement of the first token, which differs only for a first token
+//     that holds more than one).
 // TemplateProcessing adds special token ids around the text of a single sequence ("$A").
 #pragma once
 #include <string>

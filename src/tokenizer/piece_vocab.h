@@ -14,7 +14,7 @@ struct PieceVocab {
   std::vector<char> is_byte;                 // [V] the token is a byte-fallback token
   int unk = -1;                              // model.unk_token, -1 if none
   bool fuse_unk = false, byte_fallback = false;
-  std::string file_text;                     // the tokenizer.json as read (save() writes it back)
+  std::string file_text;                     // the tokenizer.json's bytes (save() writes them back)
 };
 
 }  // namespace llm0

@@ -5,6 +5,7 @@
 #include "tokenizer/text_rules.h"
 
 #include "core/check.h"
+#include "tokenizer/metaspace.h"
 #include "tokenizer/pretokenize.h"
 
 namespace llm0 {
@@ -61,17 +62,8 @@ void add_normalizer(const json& j, const std::string& path, const std::string& f
 
 // Metaspace (metaspace.rs): replacement, prepend_scheme (or the older add_prefix_space), split.
 void add_metaspace(const json& j, const std::string& path, const std::string& field, PreTokenizer& out) {
-  LLM0_CHECK(j.contains("replacement") && j["replacement"].is_string() && !j["replacement"].get<std::string>().empty(),
-             "{}: {} has no string field 'replacement'", path, field);
-  PrependScheme scheme = get_bool(j, "add_prefix_space", true, path, field) ? PrependScheme::Always
-                                                                            : PrependScheme::Never;
-  if (j.contains("prepend_scheme") && !j["prepend_scheme"].is_null()) {
-    const json& p = j["prepend_scheme"];
-    LLM0_CHECK(p == "always" || p == "first" || p == "never", "{}: {}.prepend_scheme {} is not \"always\", "
-               "\"first\" or \"never\"", path, field, p.dump());
-    scheme = p == "always" ? PrependScheme::Always : p == "first" ? PrependScheme::First : PrependScheme::Never;
-  }
-  out.add_metaspace(j["replacement"].get<std::string>(), scheme, get_bool(j, "split", true, path, field));
+  const MetaspaceFields m = metaspace_from_json(j, path, field);
+  out.add_metaspace(m.replacement, m.scheme, get_bool(j, "split", true, path, field));
 }
 
 SplitBehavior behavior_of(const json& j, const std::string& path, const std::string& field) {

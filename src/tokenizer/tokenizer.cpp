@@ -8,6 +8,8 @@
 #include <unordered_set>
 
 #include "core/check.h"
+#include "tokenizer/added_tokens.h"
+#include "tokenizer/char_class.h"
 #include "tokenizer/encode_cache.h"
 #include "tokenizer/pretokenize.h"
 #include "tokenizer/special_tokens.h"
@@ -58,12 +60,15 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& documents, int vocab_
     tok.tokens_.push_back(text);
   }
   tok.specials_ = std::move(specials);
+  tok.added_flags_.assign(tok.tokens_.size(), 0);
+  for (const auto& [text, id] : tok.specials_) tok.added_flags_[id] = kSpecial;
   tok.finish("tokenizer (trained)");
   return tok;
 }
 
 void Tokenizer::finish(const std::string& where) {
   const int V = static_cast<int>(tokens_.size());
+  added_flags_.resize(V, 0);
   std::vector<char> is_special(V, 0);
   for (const auto& [text, id] : specials_) {
     LLM0_CHECK(id >= 0 && id < V, "{}: special token '{}' has id {} outside [0, {})", where, text, id, V);
@@ -72,6 +77,7 @@ void Tokenizer::finish(const std::string& where) {
     is_special[id] = 1;
   }
   std::unordered_map<std::string_view, int> ids;  // ordinary token bytes -> id
+  ids.reserve(V);
   for (int id = 0; id < V; ++id) {
     if (is_special[id]) continue;
     LLM0_CHECK(!tokens_[id].empty(), "{}: token id {} is empty", where, id);
@@ -85,11 +91,13 @@ void Tokenizer::finish(const std::string& where) {
     byte_ids_[b] = it->second;
   }
   merge_table_.clear();
+  merge_table_.reserve(merges_.size());
+  std::string joined;
   for (int rank = 0; rank < static_cast<int>(merges_.size()); ++rank) {
     const auto [l, r] = merges_[rank];
     LLM0_CHECK(l >= 0 && l < V && r >= 0 && r < V && !is_special[l] && !is_special[r],
                "{}: merge {} uses ids ({}, {}) that are not ordinary tokens", where, rank, l, r);
-    const auto it = ids.find(tokens_[l] + tokens_[r]);
+    const auto it = ids.find(joined.assign(tokens_[l]).append(tokens_[r]));
     LLM0_CHECK(it != ids.end(), "{}: merge {} ({}, {}) makes a token missing from the vocab",
                where, rank, l, r);
     merge_table_.emplace(merge_key(l, r), MergeRule{rank, it->second});  // first rank wins
@@ -100,6 +108,48 @@ void Tokenizer::finish(const std::string& where) {
   std::sort(specials_.begin(), specials_.end(),
             [](const auto& a, const auto& b) { return a.second < b.second; });
   cache_ = std::make_shared<EncodeCache>();
+}
+
+std::vector<AddedToken> Tokenizer::take_added_tokens(const nlohmann::json& j, const std::string& path) {
+  std::vector<AddedToken> added = added_tokens_from_json(j, path, rules_->normalizers.empty());
+  for (const AddedToken& t : added) {
+    specials_.emplace_back(t.content, t.id);
+    if (added_flags_.size() <= static_cast<size_t>(t.id)) added_flags_.resize(t.id + 1, 0);
+    added_flags_[t.id] = static_cast<uint8_t>((t.special ? kSpecial : 0) | (t.lstrip ? kLstrip : 0) |
+                                              (t.rstrip ? kRstrip : 0));
+  }
+  return added;
+}
+
+namespace {
+// Length of the Unicode White_Space at the start (from_end: the end) of `s`; invalid bytes stop it.
+size_t whitespace_run(std::string_view s, bool from_end) {
+  size_t pos = 0, lead = 0, trail_start = 0;
+  char32_t cp = 0;
+  while (pos < s.size()) {
+    const int len = utf8_decode(s, pos, cp);
+    const bool space = len > 0 && char_class(cp) == CharClass::kWhitespace;
+    pos += len > 0 ? len : 1;
+    if (!space) trail_start = pos;
+    else if (lead + len == pos) lead = pos;
+  }
+  return from_end ? s.size() - trail_start : lead;
+}
+}  // namespace
+
+void Tokenizer::strip_beside_added(std::vector<TextSegment>& segs) const {
+  for (size_t i = 0; i < segs.size(); ++i) {
+    if (segs[i].special_id < 0) continue;
+    const uint8_t f = added_flags_[segs[i].special_id];
+    if ((f & kLstrip) && i > 0 && segs[i - 1].special_id < 0) {
+      std::string_view& t = segs[i - 1].text;
+      t.remove_suffix(whitespace_run(t, true));
+    }
+    if ((f & kRstrip) && i + 1 < segs.size() && segs[i + 1].special_id < 0) {
+      std::string_view& t = segs[i + 1].text;
+      t.remove_prefix(whitespace_run(t, false));
+    }
+  }
 }
 
 void Tokenizer::encode_ordinary(std::string_view text, std::vector<int>& out) const {
@@ -139,9 +189,13 @@ void Tokenizer::encode_piece(std::string_view piece, std::vector<int>& out) cons
 std::vector<int> Tokenizer::encode(std::string_view text) const {
   std::vector<int> out;
   out.reserve(text.size() / 2 + 1);
-  for (const TextSegment& seg : split_on_specials(text, specials_)) {
+  std::vector<TextSegment> segs = split_on_specials(text, specials_);
+  strip_beside_added(segs);
+  for (const TextSegment& seg : segs) {
     if (seg.special_id >= 0)
       out.push_back(seg.special_id);
+    else if (seg.text.empty())
+      continue;  // all whitespace, taken by an lstrip / rstrip neighbour
     else if (pieces_)
       encode_pieces(seg.text, seg.text.data() == text.data(), out);
     else
@@ -166,7 +220,16 @@ const std::vector<int>& Tokenizer::prefix_ids() const {
 
 int Tokenizer::decode_strip_start() const { return rules_ ? rules_->decoder.strip_start : 0; }
 
-std::string Tokenizer::decode(const std::vector<int>& ids) const {
+std::string Tokenizer::decode(const std::vector<int>& ids, bool skip_special_tokens) const {
+  if (skip_special_tokens) {
+    std::vector<int> kept;
+    kept.reserve(ids.size());
+    for (int id : ids) {
+      token_bytes(id);  // range check
+      if (!(static_cast<size_t>(id) < added_flags_.size() && (added_flags_[id] & kSpecial))) kept.push_back(id);
+    }
+    return decode(kept, false);
+  }
   if (pieces_) return decode_pieces(ids);
   std::string out;
   for (int id : ids) out += token_bytes(id);

@@ -5,12 +5,14 @@
 // back the normalizer and pre_tokenizer it was read with (text_rules.h). The decoder is
 // ByteLevel; special tokens are added_tokens.
 #include <fstream>
-#include <map>
+#include <unordered_map>
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
 #include "core/json_file.h"
 #include "io/atomic_file.h"
+#include "tokenizer/added_tokens.h"
+#include "tokenizer/bpe_json.h"
 #include "tokenizer/byte_unicode.h"
 #include "tokenizer/encode_cache.h"
 #include "tokenizer/piece_vocab.h"
@@ -24,8 +26,6 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-constexpr int64_t kMaxVocab = 1 << 24;  // refuse absurd ids before allocating
 
 ordered_json byte_level_json(bool prefix_space) {
   return {{"type", "ByteLevel"}, {"add_prefix_space", prefix_space}, {"trim_offsets", true},
@@ -43,24 +43,6 @@ ordered_json model_json(const std::vector<std::string>& tokens, const std::vecto
           {"continuing_subword_prefix", nullptr}, {"end_of_word_suffix", nullptr},
           {"fuse_unk", false}, {"byte_fallback", false}, {"ignore_merges", ignore_merges},
           {"vocab", std::move(vocab)}, {"merges", std::move(merge_list)}};
-}
-
-// Reads JSON from `path`, naming the file in every error.
-json read_json(const std::string& path) { return read_json_file(path, "tokenizer file"); }
-
-// "Ġa b" / ["Ġa", "b"] -> the two byte-level strings of merge `i`.
-std::pair<std::string, std::string> merge_parts(const json& m, const std::string& path, size_t i) {
-  if (m.is_string()) {
-    const std::string s = m.get<std::string>();
-    const size_t sp = s.find(' ');
-    LLM0_CHECK(sp != std::string::npos && sp > 0 && sp + 1 < s.size() &&
-                   s.find(' ', sp + 1) == std::string::npos,
-               "{}: model.merges[{}] = '{}' is not \"left right\"", path, i, s);
-    return {s.substr(0, sp), s.substr(sp + 1)};
-  }
-  LLM0_CHECK(m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string(),
-             "{}: model.merges[{}] is neither \"left right\" nor [left, right]", path, i);
-  return {m[0].get<std::string>(), m[1].get<std::string>()};
 }
 
 // Refuses BPE model options llm0 does not implement (HF src/models/bpe/model.rs).
@@ -87,9 +69,11 @@ void Tokenizer::save(const std::string& path) const {
     return;
   }
   ordered_json added = ordered_json::array();
-  for (const auto& [text, id] : specials_)
-    added.push_back({{"id", id}, {"content", text}, {"single_word", false}, {"lstrip", false},
-                     {"rstrip", false}, {"normalized", false}, {"special", true}});
+  for (const auto& [text, id] : specials_) {
+    const uint8_t f = added_flags_[id];
+    added.push_back({{"id", id}, {"content", text}, {"single_word", false}, {"lstrip", (f & kLstrip) != 0},
+                     {"rstrip", (f & kRstrip) != 0}, {"normalized", false}, {"special", (f & kSpecial) != 0}});
+  }
   ordered_json split = {{"type", "Split"}, {"pattern", {{"Regex", pretokenize_regex()}}},
                         {"behavior", "Isolated"}, {"invert", false}};
   ordered_json normalizer = nullptr;
@@ -117,7 +101,8 @@ void Tokenizer::save(const std::string& path) const {
 }
 
 Tokenizer Tokenizer::load(const std::string& path) {
-  const json j = read_json(path);
+  std::string text;  // the file's bytes: a SentencePiece-style tokenizer saves them back
+  const json j = read_json_file(path, "tokenizer file", &text);
   LLM0_CHECK(j.is_object() && j.contains("model") && j["model"].is_object(),
              "{}: missing object field 'model'", path);
   const json& model = j["model"];
@@ -132,38 +117,26 @@ Tokenizer Tokenizer::load(const std::string& path) {
   tok.rules_ = std::make_shared<const TextRules>(text_rules_from_json(j, path));
   tok.ignore_merges_ = model.value("ignore_merges", json(false)) == json(true);
   if (!tok.rules_->decoder.byte_level || model.value("byte_fallback", json(false)) == json(true)) {
-    tok.load_pieces(j, path);  // SentencePiece-style BPE (tokenizer_pieces.cpp)
+    tok.load_pieces(j, path, std::move(text));  // SentencePiece-style BPE (tokenizer_pieces.cpp)
     return tok;
   }
-  std::map<int64_t, std::string> by_id;          // id -> raw bytes
-  std::map<std::string, int> vocab;              // byte-level string -> id
+  std::unordered_map<std::string, int> vocab;    // byte-level string -> id
+  vocab.reserve(model["vocab"].size());
+  std::unordered_map<int, std::string> added;    // id -> added token content
+  for (const AddedToken& t : tok.take_added_tokens(j, path)) added[t.id] = t.content;
+  TokenTable table(model["vocab"].size() + added.size());  // id -> raw bytes
   for (const auto& [key, value] : model["vocab"].items()) {
-    LLM0_CHECK(value.is_number_integer() && value.get<int64_t>() >= 0 && value.get<int64_t>() < kMaxVocab,
-               "{}: model.vocab['{}'] is not an id in [0, {})", path, key, kMaxVocab);
-    const auto bytes = byte_level_to_bytes(key);
-    LLM0_CHECK(bytes.has_value(), "{}: model.vocab key '{}' is not a byte-level string", path, key);
-    const int64_t id = value.get<int64_t>();
-    LLM0_CHECK(by_id.emplace(id, *bytes).second, "{}: model.vocab uses id {} twice", path, id);
-    vocab[key] = static_cast<int>(id);
+    const int id = vocab_id(key, value, path);
+    const auto a = added.find(id);
+    const bool added_entry = a != added.end() && a->second == key;  // e.g. <｜begin▁of▁sentence｜>
+    auto bytes = byte_level_to_bytes(key);
+    LLM0_CHECK(bytes.has_value() || added_entry,
+               "{}: model.vocab key '{}' is not a byte-level string (nor an added token of id {})", path, key, id);
+    table.add_vocab(id, bytes ? std::move(*bytes) : key, path);
+    vocab[key] = id;
   }
-  if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
-    const json& added = j["added_tokens"];
-    LLM0_CHECK(added.is_array(), "{}: field 'added_tokens' is not an array", path);
-    for (size_t i = 0; i < added.size(); ++i) {
-      const json& a = added[i];
-      LLM0_CHECK(a.is_object() && a.contains("id") && a["id"].is_number_integer() &&
-                     a["id"].get<int64_t>() >= 0 && a["id"].get<int64_t>() < kMaxVocab &&
-                     a.contains("content") && a["content"].is_string(),
-                 "{}: added_tokens[{}] needs an integer 'id' in [0, {}) and a string 'content'",
-                 path, i, kMaxVocab);
-      const int64_t id = a["id"].get<int64_t>();
-      by_id[id] = a["content"].get<std::string>();  // overrides a vocab entry of the same id
-      tok.specials_.emplace_back(by_id[id], static_cast<int>(id));
-    }
-  }
-  LLM0_CHECK(!by_id.empty() && by_id.rbegin()->first + 1 == static_cast<int64_t>(by_id.size()),
-             "{}: model.vocab and added_tokens must use every id 0..N-1 exactly once", path);
-  for (auto& [id, bytes] : by_id) tok.tokens_.push_back(std::move(bytes));
+  for (auto& [id, content] : added) table.add_added(id, std::move(content), path);  // overrides the vocab entry
+  tok.tokens_ = table.take(path);
   const json& merges = model["merges"];
   for (size_t i = 0; i < merges.size(); ++i) {
     const auto [left, right] = merge_parts(merges[i], path, i);

@@ -2,15 +2,18 @@
 // BPE::merge_word with byte_fallback and fuse_unk; the layout transformers' LlamaConverter writes
 // for Llama 2 / TinyLlama): vocab strings are text ("▁the", "<0x0A>"), not byte-level; the word
 // starts as one symbol per character of the normalized text; a character missing from the vocab
-// becomes the <0xXX> tokens of its UTF-8 bytes (byte_fallback), else <unk> (consecutive ones
-// fused with fuse_unk); then merges by rank (bpe_encode.h). Decoding: decoder.h.
+// becomes the <0xXX> tokens of its UTF-8 bytes (byte_fallback; a file that sets it without all 256
+// is refused, where HF would quietly give <unk>), else <unk> (consecutive ones fused with
+// fuse_unk); then merges by rank (bpe_encode.h). Decoding: decoder.h; added tokens go through
+// the decoder like every token. Gemma 3's file is this layout with merges as [left, right] pairs.
 #include <algorithm>
-#include <map>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "tokenizer/added_tokens.h"
+#include "tokenizer/bpe_json.h"
 #include "tokenizer/encode_cache.h"
 #include "tokenizer/piece_vocab.h"
 #include "tokenizer/special_tokens.h"
@@ -23,8 +26,6 @@ namespace llm0 {
 namespace {
 
 using nlohmann::json;
-
-constexpr int64_t kMaxVocab = 1 << 24;
 
 std::string byte_token(int b) {
   static const char* hex = "0123456789ABCDEF";
@@ -56,51 +57,39 @@ std::string piece_bytes(const std::string& piece, const DecoderRules& d, int byt
 
 }  // namespace
 
-void Tokenizer::load_pieces(const json& j, const std::string& path) {
+void Tokenizer::load_pieces(const json& j, const std::string& path, std::string file_text) {
   const json& model = j["model"];
   auto pv = std::make_shared<PieceVocab>();
   pv->fuse_unk = model_flag(model, "fuse_unk", path);
   pv->byte_fallback = model_flag(model, "byte_fallback", path);
-  std::map<int64_t, std::string> by_id;  // id -> vocab string (or added token content)
+  const std::vector<AddedToken> added = take_added_tokens(j, path);
+  TokenTable table(model["vocab"].size() + added.size());  // id -> vocab string (or added token content)
+  pv->ids.reserve(model["vocab"].size());
   for (const auto& [key, value] : model["vocab"].items()) {
-    LLM0_CHECK(value.is_number_integer() && value.get<int64_t>() >= 0 && value.get<int64_t>() < kMaxVocab,
-               "{}: model.vocab['{}'] is not an id in [0, {})", path, key, kMaxVocab);
-    const int64_t id = value.get<int64_t>();
-    LLM0_CHECK(by_id.emplace(id, key).second, "{}: model.vocab uses id {} twice", path, id);
-    pv->ids[key] = static_cast<int>(id);
+    const int id = vocab_id(key, value, path);
+    table.add_vocab(id, key, path);
+    pv->ids[key] = id;
   }
-  if (j.contains("added_tokens") && !j["added_tokens"].is_null()) {
-    const json& added = j["added_tokens"];
-    LLM0_CHECK(added.is_array(), "{}: field 'added_tokens' is not an array", path);
-    for (size_t i = 0; i < added.size(); ++i) {
-      const json& a = added[i];
-      LLM0_CHECK(a.is_object() && a.contains("id") && a["id"].is_number_integer() &&
-                     a["id"].get<int64_t>() >= 0 && a["id"].get<int64_t>() < kMaxVocab &&
-                     a.contains("content") && a["content"].is_string() && !a["content"].get<std::string>().empty(),
-                 "{}: added_tokens[{}] needs an integer 'id' in [0, {}) and a non-empty string 'content'",
-                 path, i, kMaxVocab);
-      const int64_t id = a["id"].get<int64_t>();
-      by_id[id] = a["content"].get<std::string>();
-      specials_.emplace_back(by_id[id], static_cast<int>(id));
-    }
-  }
-  LLM0_CHECK(!by_id.empty() && by_id.rbegin()->first + 1 == static_cast<int64_t>(by_id.size()),
-             "{}: model.vocab and added_tokens must use every id 0..N-1 exactly once", path);
+  for (const AddedToken& t : added) table.add_added(t.id, t.content, path);
+  const std::vector<std::string> by_id = table.take(path);
   const int V = static_cast<int>(by_id.size());
   pv->byte_ids.fill(-1);
   pv->is_byte.assign(V, 0);
   if (pv->byte_fallback)
     for (int b = 0; b < 256; ++b) {
       const auto it = pv->ids.find(byte_token(b));
-      if (it == pv->ids.end()) continue;
+      LLM0_CHECK(it != pv->ids.end(), "{}: model.byte_fallback is true but model.vocab has no '{}' "
+                 "(byte fallback needs all 256 byte tokens)", path, byte_token(b));
       pv->byte_ids[b] = it->second;
       pv->is_byte[it->second] = 1;
     }
   std::vector<int> byte_of(V, -1);
   for (int b = 0; b < 256; ++b)
     if (pv->byte_ids[b] >= 0) byte_of[pv->byte_ids[b]] = b;
+  // Added tokens go through the decoder too (HF decode runs it over every token): Gemma 3's "▁▁"
+  // decodes to two spaces.
   for (int id = 0; id < V; ++id) tokens_.push_back(piece_bytes(by_id[id], rules_->decoder, byte_of[id]));
-  for (const auto& [text, id] : specials_) tokens_[id] = text;
+  added_flags_.resize(V, 0);
   const json unk = model.value("unk_token", json(nullptr));
   if (!unk.is_null()) {
     LLM0_CHECK(unk.is_string() && pv->ids.count(unk.get<std::string>()),
@@ -108,21 +97,13 @@ void Tokenizer::load_pieces(const json& j, const std::string& path) {
     pv->unk = pv->ids[unk.get<std::string>()];
   }
   const json& merges = model["merges"];
+  merges_.reserve(merges.size());
+  merge_table_.reserve(merges.size());
+  std::string joined;
   for (size_t i = 0; i < merges.size(); ++i) {
-    const json& m = merges[i];
-    std::string left, right;
-    if (m.is_string()) {
-      const std::string s = m.get<std::string>();
-      const size_t sp = s.find(' ');
-      LLM0_CHECK(sp != std::string::npos && s.find(' ', sp + 1) == std::string::npos,
-                 "{}: model.merges[{}] = '{}' is not \"left right\"", path, i, s);
-      left = s.substr(0, sp), right = s.substr(sp + 1);
-    } else {
-      LLM0_CHECK(m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string(),
-                 "{}: model.merges[{}] is neither \"left right\" nor [left, right]", path, i);
-      left = m[0].get<std::string>(), right = m[1].get<std::string>();
-    }
-    const auto l = pv->ids.find(left), r = pv->ids.find(right), lr = pv->ids.find(left + right);
+    const auto [left, right] = merge_parts(merges[i], path, i);
+    joined.assign(left).append(right);
+    const auto l = pv->ids.find(left), r = pv->ids.find(right), lr = pv->ids.find(joined);
     LLM0_CHECK(l != pv->ids.end() && r != pv->ids.end(),
                "{}: model.merges[{}] = '{} {}' names a token missing from model.vocab", path, i, left, right);
     LLM0_CHECK(lr != pv->ids.end(), "{}: model.merges[{}] = '{} {}' makes '{}', missing from model.vocab",
@@ -131,7 +112,7 @@ void Tokenizer::load_pieces(const json& j, const std::string& path) {
     merge_table_.emplace(merge_key(l->second, r->second), MergeRule{static_cast<int>(i), lr->second});
   }
   std::sort(specials_.begin(), specials_.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
-  pv->file_text = j.dump(1) + "\n";
+  pv->file_text = std::move(file_text);
   pieces_ = std::move(pv);
   cache_ = std::make_shared<EncodeCache>();
 }
@@ -169,9 +150,7 @@ void Tokenizer::encode_char_piece(std::string_view piece, std::vector<int>& out)
       symbols.push_back(it->second), last_unk = false;
       continue;
     }
-    bool bytes_ok = pv.byte_fallback;
-    for (char c : ch) bytes_ok = bytes_ok && pv.byte_ids[static_cast<unsigned char>(c)] >= 0;
-    if (bytes_ok) {
+    if (pv.byte_fallback) {  // all 256 <0xXX> tokens are there (checked at load)
       for (char c : ch) symbols.push_back(pv.byte_ids[static_cast<unsigned char>(c)]);
       last_unk = false;
     } else if (pv.unk >= 0 && !(last_unk && pv.fuse_unk)) {  // HF drops the character without unk

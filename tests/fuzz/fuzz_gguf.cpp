@@ -2,12 +2,18 @@
 // every metadata type (nested arrays), tensor infos, alignment, data section. Properties of an
 // accepted file: each tensor holds numel x type-size bytes at an aligned offset; writing the
 // metadata and tensors back with GgufWriter and reading again gives the same values and bytes.
+// Then the import path (io/gguf_import.h gguf_to_hf): refused with llm0::Error or converted into a
+// config that validates and round-trips through config.json, one tensor per parameter with the
+// shape the config implies, and a tokenizer.json that Tokenizer::load reads or refuses by name.
 #include <cmath>
 #include <cstring>
 
 #include "core/check.h"
 #include "fuzz_util.h"
+#include "io/gguf_import.h"
 #include "io/gguf_reader.h"
+#include "model/param_table.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace llm0;
 
@@ -33,6 +39,25 @@ bool same_value(const GgufValue& a, const GgufValue& b) {
   return true;
 }
 
+// The import of an accepted file: refused by name, or consistent (see the file header).
+void check_import(const GgufFile& f) {
+  static const fuzz::ScratchFile tok("tokenizer.json");
+  const auto im = fuzz::accepted([&] { return gguf_to_hf(f, DType::F32, "in.gguf"); });
+  if (!im) return;
+  const ModelConfig again = ModelConfig::from_json(im->config.to_json(), "imported config");
+  FUZZ_ASSERT(again.to_json() == im->config.to_json(), "imported config round-trips");
+  ParamStore table;
+  declare_model_params(table, im->config);
+  FUZZ_ASSERT(table.params().size() == im->tensors.size(), "one tensor per parameter");
+  for (size_t i = 0; i < im->tensors.size(); ++i) {
+    const HfTensor& t = im->tensors[i];
+    FUZZ_ASSERT(t.name == table.params()[i].name && t.shape == table.params()[i].shape,
+                "tensor names and shapes as the config implies");
+    FUZZ_ASSERT(t.values.size() == (size_t)t.shape.numel(), "numel values");
+  }
+  fuzz::accepted([&] { return Tokenizer::load(tok.write(im->tokenizer.dump())).vocab_size(); });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -40,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto read = fuzz::accepted([&] { return read_gguf(input.write(fuzz::as_bytes(data, size))); });
   if (!read) return 0;
   const GgufFile& f = *read;
+  check_import(f);
   FUZZ_ASSERT(f.version == 2 || f.version == 3, "version 2 or 3");
   GgufWriter w;
   for (const auto& [key, value] : f.metadata) w.add(key, value);

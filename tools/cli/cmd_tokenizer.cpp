@@ -1,12 +1,18 @@
 // `llm0 tokenizer train|encode|decode`: trains a byte-level BPE tokenizer on a corpus and writes
-// tokenizer.json (Hugging Face format); encodes text to ids; decodes ids to text.
+// tokenizer.json (Hugging Face format); encodes text to ids; decodes ids to text. encode --input
+// reads many texts (a .jsonl of {"text": ...}, one per line) and prints one line of ids per text;
+// decode --input reads one line of ids per text and prints each text as a JSON string (newlines
+// and control characters escaped, invalid UTF-8 as U+FFFD); --stats prints load and encode times.
 // See src/tokenizer/tokenizer.h for the algorithm and the id layout.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common.h"
 #include "core/check.h"
@@ -23,7 +29,39 @@ struct TokenizerOptions {
   std::string tokenizer;
   std::string text;
   std::string ids;
+  std::string input;                 // encode: .jsonl of texts; decode: one line of ids per text
+  bool add_special_tokens = false;   // encode: the post_processor's ids (e.g. BOS) too
+  bool skip_special_tokens = false;  // decode: leave out the added tokens marked special
+  bool stats = false;                // print load / encode seconds and tokens/s to stderr
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string ids_line(const std::vector<int>& ids) {
+  std::string line;
+  for (size_t i = 0; i < ids.size(); ++i) line += (i ? " " : "") + std::to_string(ids[i]);
+  return line;
+}
+
+std::vector<int> parse_ids(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<int> ids;
+  std::string word;
+  while (in >> word) {
+    size_t used = 0;
+    int id = -1;
+    try {
+      id = std::stoi(word, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    LLM0_CHECK(used == word.size(), "--ids: '{}' is not an integer token id", word);
+    ids.push_back(id);
+  }
+  return ids;
+}
 
 void run_train(const TokenizerOptions& opt) {
   const std::vector<std::string> docs =
@@ -44,32 +82,44 @@ void run_train(const TokenizerOptions& opt) {
 }
 
 void run_encode(const TokenizerOptions& opt) {
+  LLM0_CHECK(opt.text.empty() != opt.input.empty(), "tokenizer encode needs exactly one of --text and --input");
+  auto t0 = std::chrono::steady_clock::now();
   const Tokenizer tok = Tokenizer::load(opt.tokenizer);
-  const std::vector<int> ids = tok.encode(opt.text);
-  std::string line;
-  for (size_t i = 0; i < ids.size(); ++i) line += (i ? " " : "") + std::to_string(ids[i]);
-  std::printf("%s\n", line.c_str());
+  const double load_s = seconds_since(t0);
+  const std::vector<std::string> texts = opt.input.empty() ? std::vector<std::string>{opt.text}
+                                                           : read_documents(opt.input);
+  std::vector<std::vector<int>> all;
+  all.reserve(texts.size());
+  size_t bytes = 0, tokens = 0;
+  t0 = std::chrono::steady_clock::now();
+  for (const std::string& text : texts) {
+    all.push_back(opt.add_special_tokens ? tok.encode_with_special_tokens(text) : tok.encode(text));
+    bytes += text.size(), tokens += all.back().size();
+  }
+  const double encode_s = seconds_since(t0);
+  for (const auto& ids : all) std::printf("%s\n", ids_line(ids).c_str());
+  if (opt.stats)
+    std::fprintf(stderr, "load %.3f s; encode %zu texts, %zu bytes -> %zu tokens in %.4f s (%.0f tokens/s)\n",
+                 load_s, texts.size(), bytes, tokens, encode_s, encode_s > 0 ? tokens / encode_s : 0.0);
 }
 
 void run_decode(const TokenizerOptions& opt) {
+  LLM0_CHECK(opt.ids.empty() != opt.input.empty(), "tokenizer decode needs exactly one of --ids and --input");
   const Tokenizer tok = Tokenizer::load(opt.tokenizer);
-  std::istringstream in(opt.ids);
-  std::vector<int> ids;
-  std::string word;
-  while (in >> word) {
-    size_t used = 0;
-    int id = -1;
-    try {
-      id = std::stoi(word, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    LLM0_CHECK(used == word.size(), "--ids: '{}' is not an integer token id", word);
-    ids.push_back(id);
+  if (opt.input.empty()) {
+    const std::string text = tok.decode(parse_ids(opt.ids), opt.skip_special_tokens);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::printf("\n");
+    return;
   }
-  const std::string text = tok.decode(ids);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::printf("\n");
+  std::ifstream in(opt.input);
+  LLM0_CHECK(in.good(), "cannot read --input '{}'", opt.input);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string text = tok.decode(parse_ids(line), opt.skip_special_tokens);
+    const std::string quoted = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::printf("%s\n", quoted.c_str());
+  }
 }
 
 }  // namespace
@@ -92,13 +142,22 @@ void register_tokenizer(CLI::App& app) {
 
   CLI::App* encode = cmd->add_subcommand("encode", "Print the token ids of a text, space-separated");
   encode->add_option("--tokenizer", opt->tokenizer, "tokenizer.json")->required();
-  encode->add_option("--text", opt->text, "Text to encode")->required();
+  encode->add_option("--text", opt->text, "Text to encode");
+  encode->add_option("--input", opt->input, "Texts to encode: a .jsonl file of {\"text\": ...} lines "
+                     "(one line of ids printed per text)");
+  encode->add_flag("--add-special-tokens", opt->add_special_tokens,
+                   "Add the ids the tokenizer.json's post_processor puts around the text (e.g. BOS)");
+  encode->add_flag("--stats", opt->stats, "Print the load and encode times to stderr");
   add_threads_option(encode);
   encode->callback([opt] { run_encode(*opt); });
 
   CLI::App* decode = cmd->add_subcommand("decode", "Print the text of space-separated token ids");
   decode->add_option("--tokenizer", opt->tokenizer, "tokenizer.json")->required();
-  decode->add_option("--ids", opt->ids, "Token ids, e.g. \"1 2 3\"")->required();
+  decode->add_option("--ids", opt->ids, "Token ids, e.g. \"1 2 3\"");
+  decode->add_option("--input", opt->input, "A file of token ids, one text per line (each text "
+                     "printed as a JSON string)");
+  decode->add_flag("--skip-special-tokens", opt->skip_special_tokens,
+                   "Leave out the added tokens marked special (e.g. <s>)");
   add_threads_option(decode);
   decode->callback([opt] { run_decode(*opt); });
 }
