@@ -7,7 +7,7 @@
 // heat maps (rows sum to 100%, upper triangle empty). The export is checked again from file://.
 // Usage: LLM0=... ROOT=... PORT=... EXPORT=DIR ARTIFACTS=DIR node explore_test.mjs
 import assert from "node:assert/strict";
-import {execFileSync} from "node:child_process";
+import {execFile, execFileSync} from "node:child_process";
 import fs from "node:fs";
 import {chromium} from "playwright-core";
 
@@ -132,7 +132,11 @@ async function languageSwitch(page) {
   await page.waitForFunction(() => document.documentElement.lang === "zh-CN");
 }
 
-const kvCli = cli(["lesson", "kv-cache", "--prompt-len", "2", "--generate", "3", "--up-to", "1024"]);
+// The CLI's growth table to L = 1,024 takes seconds: computed while the browser works.
+const kvCli = new Promise((resolve, reject) => execFile(LLM0, ["lesson", "kv-cache", "--prompt-len", "2", "--generate", "3",
+  "--up-to", "1024", "--json", "--threads", "1"], {cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26},
+  (e, out) => (e ? reject(e) : resolve(JSON.parse(out)))));
+kvCli.catch(() => {});  // awaited (and reported) by the growth check
 fs.mkdirSync(ARTIFACTS, {recursive: true});
 for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) {
   for (const id of PAGES) {
@@ -144,7 +148,7 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
         await settled(page);
         if (origin === "live" || id !== "model" || MODEL) await noPanelErrors(page);
         if (w === 1280) {
-          if (id === "kv-cache") { await stepper(page); await growth(page, kvCli); }
+          if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); }
           if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); }
           if (id === "lineage" && origin === "live") await paste(page);
           if (id === "model") await heatmaps(page);

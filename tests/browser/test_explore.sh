@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ctest browser_explore (label browser): the `llm0 explore` pages in a real browser — Debian's
 # chromium driven by npm playwright-core (pinned in tests/browser/package.json, installed by
-# scripts/peers_npm_install.sh). A tiny random llama model (a 300-token tokenizer trained here) is
-# loaded so the model panels have something to show; the server runs on 127.0.0.1 with a free
+# scripts/peers_npm_install.sh). stories260K (tests/data, converted here) is loaded so the model
+# panels have a model; the server runs on 127.0.0.1 with a free
 # port (--port 0, read from its "listening on" line), and `llm0 explore --export` writes the static
 # copy opened from file://. Screenshots go to BUILD/browser-artifacts/ (BUILD = the binary's folder).
 # Usage: tests/browser/test_explore.sh PATH/TO/llm0
@@ -21,21 +21,10 @@ cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 die() { echo "test_explore: $*" >&2; exit 1; }
 
-# A tiny model: a byte-level tokenizer of 300 tokens and random llama weights.
-for i in $(seq 1 30); do
-  echo "床前明月光，疑是地上霜。举头望明月，低头思故乡。第 $i 行。"
-  echo "The cat sat on the mat number $i; keys and values are kept for every token."
-done > "$WORK/corpus.txt"
-"$LLM0" tokenizer train --data "$WORK/corpus.txt" --vocab-size 300 --output "$WORK/tokenizer.json" >/dev/null ||
-  die "tokenizer train failed"
-cat > "$WORK/tiny.json" <<JSON
-{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 300, "hidden_size": 64,
- "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
- "head_dim": 16, "max_position_embeddings": 256, "rms_norm_eps": 1e-5, "rope_theta": 10000.0,
- "tie_word_embeddings": false}
-JSON
-"$LLM0" init --config "$WORK/tiny.json" --seed 7 --output "$WORK/tiny" >/dev/null || die "init failed"
-cp "$WORK/tokenizer.json" "$WORK/tiny/tokenizer.json"
+# A small real model: llama2.c's stories260K (tests/data), converted to a checkpoint directory.
+D="$ROOT/tests/data/stories260K"
+"$LLM0" convert --from llama2c "$D/stories260K.bin" --tokenizer "$D/tok512.bin" --output "$WORK/tiny" >/dev/null ||
+  die "convert of stories260K failed"
 
 "$LLM0" explore --model "$WORK/tiny" --export "$WORK/export" --threads 1 >"$WORK/export.log" 2>&1 ||
   { cat "$WORK/export.log"; die "llm0 explore --export failed"; }
