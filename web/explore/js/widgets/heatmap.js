@@ -15,13 +15,13 @@
         return x.el("td", {"data-w": w, title: tokens[t].text + " → " + tokens[j].text + ": " + x.fmtPct(w),
           style: "background:" + shade(w) + (w > 0.55 ? ";color:#fff" : ""), text: small ? Math.round(w * 100) : ""});
       });
-      return x.el("tr", null, x.el("th", {scope: "row", text: tokens[t].text}), cells,
+      return x.el("tr", null, x.el("th", {scope: "row", title: tokens[t].text, text: tokens[t].text}), cells,
                   x.el("td", {class: "row-sum", text: x.fmtPct(sum, 0)}));
     });
     return x.el("div", {class: "heatmap", "data-head": h},
       x.el("h3", {text: x.t("model.map.head", {h: h})}),
       x.el("div", {class: "table-wrap"}, x.el("table", null,
-        x.el("thead", null, x.el("tr", null, x.el("th"), tokens.map(function (tk) { return x.el("th", {text: tk.text}); }),
+        x.el("thead", null, x.el("tr", null, x.el("th"), tokens.map(function (tk) { return x.el("th", {title: tk.text, text: tk.text}); }),
                                  x.el("th", {text: "Σ"}))),
         x.el("tbody", null, body))));
   }
@@ -51,7 +51,7 @@
       var L = data.layers[st.layer];
       if (!L || L.kind !== "attention") { out.appendChild(x.el("p", {class: "note", text: x.t("model.map.linear")})); return; }
       out.appendChild(x.el("p", {class: "legend", text: x.t("model.map.tokens", {n: data.tokens.length})}));
-      var small = data.tokens.length <= 12;
+      var small = data.tokens.length <= 8;  // numbers fit in the cells
       out.appendChild(x.el("div", {class: "heatmaps"}, L.heads.map(function (rows, h) { return map(data.tokens, rows, h, small); })));
     }
     function load() {
