@@ -61,7 +61,7 @@
     "rv.formula.V": "each token's v = x·W_V: what it hands over once chosen. Weights times V mix the rows' content in proportion.",
     "rv.formula.sum": "QK decides whom each row listens to; V decides what it hears.",
     "rv.formula.prov": "The formula is eq. (1) of Attention Is All You Need; the teaching world's Q, K, V and weights are printed by llm0 lesson attention.",
-    "rv.shape.title": "Shape diagram: O_h = A_h · V_h",
+    "rv.shape.title": "Shape diagram: Oₕ = Aₕ · Vₕ",
     "rv.shape.intro": "The real shapes of one head's weighted sum. The contracted dimension is T: row i adds up, with its weights, only the rows of V it can see.",
     "rv.shape.madds": "{n} multiply-adds",
     "rv.shape.symbol": "symbol",

@@ -61,7 +61,7 @@
     "rv.formula.V": "每个 token 的 v = x·W_V，说明被选中后交出什么。权重乘 V，就是按比例把各行内容混起来。",
     "rv.formula.sum": "QK 决定每一行听谁的，V 决定听到的是什么。",
     "rv.formula.prov": "公式出自 Attention Is All You Need 式 (1)；教学世界的 Q、K、V 与权重由 llm0 lesson attention 打印。",
-    "rv.shape.title": "形状图：O_h = A_h · V_h",
+    "rv.shape.title": "形状图：Oₕ = Aₕ · Vₕ",
     "rv.shape.intro": "一个头里加权求和这一步的真实形状。这里收缩的是 T 那一维：第 i 行只把它看得见的那些 V 行按权重加起来。",
     "rv.shape.madds": "{n} 次乘加",
     "rv.shape.symbol": "符号",
