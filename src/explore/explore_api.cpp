@@ -6,6 +6,7 @@
 #include <new>
 
 #include "core/shipped_file.h"
+#include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
 
 namespace llm0::explore {
@@ -88,7 +89,7 @@ std::string ExploreApi::default_text() const {
 
 json ExploreApi::info(bool static_copy) const {
   return {{"version", "llm0"}, {"lang", opt_.lang}, {"languages", {"zh", "en"}},
-          {"static", static_copy}, {"katex", opt_.katex},
+          {"static", static_copy}, {"katex", katex_embedded()},
           {"reference_configs", reference_config_names()},
           {"limits", {{"kv_cache_up_to", ExploreLimits::kKvCacheUpTo},
                       {"lesson_prompt_len", ExploreLimits::kLessonPromptLen},

@@ -31,7 +31,6 @@ struct ExploreLimits {
 struct ExploreOptions {
   std::string model_dir;  ///< `--model` as given ("" = no model); names the model in the JSON
   std::string lang = "zh";  ///< the language the pages open in: "zh" or "en"
-  bool katex = false;       ///< KaTeX's files are embedded (set by the caller from the assets)
 };
 
 class ExploreApi {

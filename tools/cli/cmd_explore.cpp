@@ -60,7 +60,6 @@ std::string english_model() {
 void run_explore(ExploreArgs& a) {
   if (a.api.model_dir.empty() && a.api.lang == "en" && a.export_dir.empty() && !a.info)
     a.api.model_dir = english_model();
-  a.api.katex = explore::katex_embedded();
   explore::ExploreApi api(a.api);
   if (a.info) return (void)std::printf("%s\n", api.info().dump(2).c_str());
   if (!a.export_dir.empty()) {
@@ -88,7 +87,7 @@ void run_explore(ExploreArgs& a) {
   });
   std::fprintf(stderr, "llm0 explore: listening on http://%s:%d/explore/ (model %s, language %s, KaTeX %s)\n",
                a.http.host.c_str(), port, a.api.model_dir.empty() ? "none" : a.api.model_dir.c_str(),
-               a.api.lang.c_str(), a.api.katex ? "embedded" : "not installed");
+               a.api.lang.c_str(), explore::katex_embedded() ? "embedded" : "not installed");
   std::fflush(stderr);
   server.listen();
   pthread_kill(waiter.native_handle(), SIGUSR1);
