@@ -40,8 +40,7 @@ done
 [ -n "$PORT" ] || die "no 'listening on' line after 30 s: $(cat "$WORK/server.log")"
 
 ARTIFACTS="$(dirname "$LLM0")/browser-artifacts"
-LLM0="$LLM0" ROOT="$ROOT" PORT="$PORT" EXPORT="$WORK/export" ARTIFACTS="$ARTIFACTS" MODEL="$WORK/tiny" \
-  CHROMIUM="$CHROMIUM" node "$ROOT/tests/browser/explore_test.mjs"
+LLM0="$LLM0" ROOT="$ROOT" PORT="$PORT" EXPORT="$WORK/export" ARTIFACTS="$ARTIFACTS" CHROMIUM="$CHROMIUM" node "$ROOT/tests/browser/explore_test.mjs"
 rc=$?
 [ $rc -eq 0 ] || { echo "--- server log"; tail -20 "$WORK/server.log"; }
 exit $rc
