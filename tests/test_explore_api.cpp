@@ -85,10 +85,14 @@ TEST_F(ExploreApiTest, LedgerEndpointsEqualTheirCliTwins) {
   // POST: the body is "config.json" in the ledger, as the twin run on that file name.
   const std::string body = testing_fixtures::read_file(shipped_file("configs/reference/deepseek-v2.json"));
   std::ofstream(dir_->dir() / "config.json") << body;
-  ApiRequest post = api_get("kv", {{"as", "gqa:4"}, {"context", "4096"}});
+  ApiRequest post = api_get("kv", {{"as", "gqa:4"}, {"context", "4096"}, {"measure", "true"}});
   post.method = "POST", post.body = body;
-  EXPECT_EQ(endpoint(*bare_, post),
-            cli_json("kv config.json --as gqa:4 --context 4096 --json", "cd " + quote(dir_->dir().string()) + " &&")[0]);
+  const json pasted = endpoint(*bare_, post);
+  EXPECT_EQ(pasted, cli_json("kv config.json --as gqa:4 --context 4096 --measure --json",
+                             "cd " + quote(dir_->dir().string()) + " &&")[0]);
+  EXPECT_EQ(pasted["measured"]["rows"][1]["engine_bytes"], pasted["measured"]["rows"][1]["ledger_bytes"]);
+  EXPECT_EQ(endpoint(*bare_, api_get("kv/reference/mistral-7b-v0.1", {{"measure", "true"}})),
+            cli_json("kv " + quote(shipped_file("configs/reference/mistral-7b-v0.1.json")) + " --measure --json")[0]);
 }
 
 TEST_F(ExploreApiTest, ModelEndpointsEqualTheirCliTwins) {
@@ -144,6 +148,7 @@ TEST_F(ExploreApiTest, MalformedInputIsAnErrorObjectNamingWhatIsWrong) {
   expect_error(*bare_, api_get("kv/reference/nope"), 400, "nope");
   expect_error(*bare_, api_get("kv/reference/deepseek-v2", {{"dtype", "int3"}}), 400, "int3");
   expect_error(*bare_, api_get("kv/reference/deepseek-v2", {{"context", "-1"}}), 400, "context");
+  expect_error(*bare_, api_get("kv/reference/deepseek-v2", {{"measure", "yes"}}), 400, "true or false");
   expect_error(*bare_, api_get("kv"), 405, "POST");
   expect_error(*bare_, api_get("nothing"), 404, "/explore/api/nothing");
   ApiRequest post = api_get("kv");

@@ -1,7 +1,9 @@
 // The ledger endpoints (explore_handlers.h): a shipped reference config or a pasted config.json
 // through kv_ledger, as `llm0 kv FILE --json` (tools/cli/cmd_kv.cpp) computes it.
 #include "explore/explore_handlers.h"
+#include "core/json_file.h"
 #include "ledger/kv_ledger.h"
+#include "lesson/lesson_kv_measure.h"
 
 namespace llm0::explore {
 
@@ -20,12 +22,15 @@ KvOptions kv_options(const QueryArgs& q) {
 }  // namespace
 
 json kv_reference(ExploreApi&, const ApiRequest& r, const std::string& name) {
-  const QueryArgs q(r.query, {"context", "dtype", "as"});
-  return to_json(kv_ledger_from_file(reference_config_path(name), kv_options(q)));
+  const QueryArgs q(r.query, {"context", "dtype", "as", "measure"});
+  const std::string path = reference_config_path(name);
+  json j = to_json(kv_ledger_from_file(path, kv_options(q)));
+  if (q.flag("measure")) j["measured"] = lesson::measure_kv_small_model(read_json_file(path, "model config file"));
+  return j;
 }
 
 json kv_pasted(ExploreApi&, const ApiRequest& r) {
-  const QueryArgs q(r.query, {"context", "dtype", "as"});
+  const QueryArgs q(r.query, {"context", "dtype", "as", "measure"});
   json config;
   try {
     config = json::parse(r.body);
@@ -34,7 +39,9 @@ json kv_pasted(ExploreApi&, const ApiRequest& r) {
   }
   if (!config.is_object())
     throw ExploreError(400, "bad_request", "the pasted config.json must be a JSON object ({...})");
-  return to_json(kv_ledger(config, kv_options(q), "config.json"));
+  json j = to_json(kv_ledger(config, kv_options(q), "config.json"));
+  if (q.flag("measure")) j["measured"] = lesson::measure_kv_small_model(config);
+  return j;
 }
 
 }  // namespace llm0::explore

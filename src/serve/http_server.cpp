@@ -93,6 +93,7 @@ void HttpServer::Impl::routes() {
   http.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
     r.set_content(metrics.render(), "text/plain; version=0.0.4");
   });
+  if (opt.extra_routes) opt.extra_routes(http);
   // httplib 0.11 applies the body limit to a Content-Length only: a chunked upload would be read
   // whole, whatever its size. Bodies must state their length (every OpenAI client and curl -d do);
   // a chunked one is refused before any of it is read (the unread rest then fails to parse as a

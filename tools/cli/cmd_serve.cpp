@@ -17,6 +17,7 @@
 #include "common.h"
 #include "core/check.h"
 #include "infer/generator_io.h"
+#include "explore/explore_http.h"
 #include "serve/batch_engine.h"
 #include "serve/http_server.h"
 #include "serve/scheduler.h"
@@ -150,6 +151,8 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
     a.http.limits.max_connections = std::min(kMaxConnections, a.sched.max_batch + a.sched.max_queue + 16);
   a.http.limits.write_timeout_s = a.http.limits.read_timeout_s;
   a.http.limits.keep_alive_timeout_s = std::min(5, a.http.limits.read_timeout_s);
+  explore::ExploreApi explorer({a.model, "zh"});  // its own copy of the model: lessons run beside the engine
+  a.http.extra_routes = [&explorer](serve::ConnectionServer& h) { explore::mount_explore(h, explorer); };
   serve::HttpServer server(scheduler, *gm.model, *gm.tokenizer, metrics, a.http);
   const int port = server.bind();
   std::thread waiter([&] {
@@ -163,6 +166,8 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
   std::fprintf(stderr, "llm0 serve: listening on http://%s (model %s, %d KV pages of %d tokens, "
                "max batch %d, prefix cache %s)\n", host_port(a.http.host, port).c_str(), a.http.model_id.c_str(),
                engine.pages_total(), engine.page_size(), a.sched.max_batch, engine.prefix_caching() ? "on" : "off");
+  std::fprintf(stderr, "llm0 serve: the lessons (llm0 explore) at http://%s/explore/\n",
+               host_port(a.http.host, port).c_str());
   std::fflush(stderr);
   server.listen();
   scheduler.shutdown();
