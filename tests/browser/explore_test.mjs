@@ -93,8 +93,8 @@ async function paste(page) {
   await page.click("#paste-go");
   await page.waitForSelector("#paste-per-token", {timeout: 60000});
   assert.equal(await text(page, "#paste-per-token"), "69,120 B");
-  const m = await text(page, "#paste-measured");
-  assert.match(m, /\d/, "the engine's measurement on a small model of the kind");
+  assert.match(await text(page, "#paste-measured"), /\d/, "the engine's measurement on a small model of the kind");
+  assert.match(await text(page, "#paste-verdict"), /✓/, "engine bytes = ledger bytes on the small model");
   // Malformed input: an error in the panel (the server's 400 is the one console error allowed).
   expectErrors++;
   await page.fill("#paste-config", "{\"model_type\": \"llama\", \"hidden_size\": ");

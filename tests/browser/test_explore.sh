@@ -15,6 +15,9 @@ PEERS="$ROOT/tests/browser" PACKAGE=playwright-core "$ROOT/scripts/peers_npm_ins
   { echo "skipped: npm install of playwright-core failed (no registry?)"; exit 77; }
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || { echo "test_explore: $CHROMIUM not found; run scripts/setup.sh (Debian package chromium)" >&2; exit 1; }
+# One OpenMP thread unless told otherwise: the server's handler threads start with OpenMP's default
+# (all cores), which on a busy machine makes each lesson many times slower.
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 WORK=$(mktemp -d)
 SERVER=""
 cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }

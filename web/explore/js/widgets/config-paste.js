@@ -34,18 +34,22 @@
         [x.t("paste.perToken"), x.fmtInt(d.kv_bytes_per_token) + " B", "paste-per-token"],
         [x.t("paste.atContext", {n: x.fmtInt(d.context)}), x.fmtInt(d.total_bytes_at_context) + " B = " + x.fmtBytes(d.total_bytes_at_context), "paste-at-context"]];
       if (d.fixed_state_bytes) rows.push([x.t("paste.fixed"), x.fmtBytes(d.fixed_state_bytes)]);
-      if (m) {
-        rows.push([x.t("paste.measured", {n: m.tokens}), x.t("paste.measuredVal",
-          {e: x.fmtInt(m.engine_bytes_per_token), l: x.fmtInt(m.ledger_bytes_per_token)}), "paste-measured"]);
-      }
+      // The engine's measurement: one row per element type (bytes held after m.tokens tokens).
+      var measured = m ? (m.rows || [{dtype: m.dtype, engine_bytes: m.engine_bytes_per_token * m.tokens,
+                                      ledger_bytes: m.ledger_bytes_per_token * m.tokens}]) : [];
+      var agree = measured.every(function (r) { return r.engine_bytes === r.ledger_bytes; });
+      measured.forEach(function (r, i) {
+        rows.push([x.t("paste.measured", {n: m.tokens, dtype: r.dtype}), x.t("paste.measuredVal",
+          {e: x.fmtInt(r.engine_bytes), l: x.fmtInt(r.ledger_bytes)}), i ? null : "paste-measured"]);
+      });
       out.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", null, x.el("tbody", null, rows.map(function (r) {
-        return x.el("tr", null, x.el("td", {text: r[0]}), x.el("td", {id: r[2], class: r[2] ? "big" : null, text: r[1]}));
+        return x.el("tr", null, x.el("td", {text: r[0]}), x.el("td", {id: r[2] || null, class: r[2] === "paste-per-token" ? "big" : null, text: r[1]}));
       })))));
       out.appendChild(x.el("ul", null, (d.groups || []).map(function (g) {
         return x.el("li", null, x.el("span", {class: "mono", text: g.layers + " × " + (g.layer_type || "") + ": "}), g.formula);
       })));
-      if (m) out.appendChild(x.el("p", {class: m.engine_bytes_per_token === m.ledger_bytes_per_token ? "ok" : "bad",
-        text: x.t(m.engine_bytes_per_token === m.ledger_bytes_per_token ? "paste.agree" : "paste.disagree")}));
+      if (m) out.appendChild(x.el("p", {class: agree ? "ok" : "bad", id: "paste-verdict",
+        text: x.t(agree ? "paste.agree" : "paste.disagree")}));
       (d.notes || []).forEach(function (n) { out.appendChild(x.el("p", {class: "legend", text: n})); });
     }
     function run() {
