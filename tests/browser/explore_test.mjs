@@ -135,6 +135,7 @@ async function languageSwitch(page) {
   after.forEach((h, i) => assert.notEqual(h, before[i], `heading ${i} did not change: ${h}`));
   await page.click("#lang-switch");
   await page.waitForFunction(() => document.documentElement.lang === "zh-CN");
+  await settled(page);
 }
 
 // The CLI's growth table to L = 1,024 takes seconds: computed while the browser works.
@@ -158,6 +159,7 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       if (id === "lineage" && origin === "live") await paste(page);
       if (id === "model") await heatmaps(page);
       await languageSwitch(page);
+      await page.evaluate(() => window.scrollTo(0, 0));  // the sticky header at the top of the picture
       await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-1280x800.png`, fullPage: true});
       await page.setViewportSize({width: 390, height: 844});
       await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-390x844.png`, fullPage: true});

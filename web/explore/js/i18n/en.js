@@ -298,6 +298,11 @@
     "kv.why.title": "The improvement: why caching is allowed",
     "kv.why.text": "With the causal mask, every layer's output at position j depends only on tokens 0…j. Once k_j and v_j are computed, no later token can change them: keeping them and recomputing them give the very same numbers.",
     "kv.why.onlyKV": "Only K and V are kept, not Q: an old token asked its question once, at the step where it was the newest; afterwards it is only looked up (k) and read (v).",
+    "kv.try": [
+      "Press \"generate the next token\" repeatedly and watch the left track: every old token is recomputed at each step; on the right only the newcomer is.",
+      "Drag the length to the maximum and compare the two K/V columns and the two scoring columns, and the fitted growth orders: about n² and n³ without a cache, n and n² with one.",
+      "Look at \"cache vs recompute\": both ways generate the very same tokens — the cache saves work and changes nothing."
+    ],
     "kv.myths": [
       ["\"A KV cache is an approximation that makes the output a little worse.\"", "No. The cached K and V are exactly the numbers recomputation would give; above, the greedy tokens are identical. What does change the output is something else, such as quantizing the cache to lower precision."],
       ["\"A 3D visualisation of one forward pass shows no cache, so the model does not need one.\"", "Such visualisations replay the whole forward pass each time and have no notion of a previous step. The cache only appears in token-by-token generation — which is what the stepper above shows."]
