@@ -156,7 +156,7 @@
     "tl.sinks.stuck": "the way out is backed by experiments only: gating eases sinks but does not remove them.",
     "tl.cache.title": "② Generation: how K and V got smaller",
     "tl.cache.intro": "Each generation's bytes computed by llm0 kv from the repository's reference configs (bf16, 2 bytes per number). The anchor is the course's example model.",
-    "tl.cache.prov": "Bytes computed by llm0 kv from the official configs in configs/reference/; the MHA and MQA rows recompute the anchor's attention layers with --as mha / --as mqa.",
+    "tl.cache.prov": "Bytes computed by llm0 kv from the official configs in configs/reference/ (each at its native context; the anchor's is 262,144); the MHA and MQA rows recompute the anchor's attention layers: llm0 kv configs/reference/course-anchor-hybrid.json --as mha (or --as mqa).",
     "tl.kvc.era": "Generation 3 · standard autoregressive decoding",
     "tl.kvc.name": "KV cache (one copy per query head: MHA)",
     "tl.kvc.solved": "old tokens' K and V never change, so they are kept and reused, with identical output.",

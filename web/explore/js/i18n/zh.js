@@ -156,7 +156,7 @@
     "tl.sinks.stuck": "出口的效果只有实验证据：门控能缓解 sink，但不是消除。",
     "tl.cache.title": "② 生成时：K、V 怎么越存越少",
     "tl.cache.intro": "每一代的字节数都由 llm0 kv 从仓库里的参考 config 现算（BF16，每个数 2 字节）。锚点是课程的示例模型。",
-    "tl.cache.prov": "字节数由 llm0 kv 从 configs/reference/ 下的官方 config 计算；MHA、MQA 两行是把锚点的注意力层按 --as mha / --as mqa 重算。",
+    "tl.cache.prov": "字节数由 llm0 kv 从 configs/reference/ 下的官方 config 计算（各自的原生上下文；锚点为 262,144）；MHA、MQA 两行是把锚点的注意力层重算：llm0 kv configs/reference/course-anchor-hybrid.json --as mha（或 --as mqa）。",
     "tl.kvc.era": "第三代 · 自回归生成的标准做法",
     "tl.kvc.name": "KV cache（每个 Q 头一份：MHA）",
     "tl.kvc.solved": "旧 token 的 K、V 永不再变，存下来反复用，输出逐位相同。",

@@ -54,7 +54,7 @@
 
   x.widgets.timelineCache = function (parent) {
     var panel = x.panel(parent, {id: "timeline-cache", title: "tl.cache.title", intro: "tl.cache.intro",
-      provenance: "tl.cache.prov", command: "llm0 kv configs/reference/*.json --context 262144  (--as mha | mqa)"});
+      provenance: "tl.cache.prov", command: "llm0 kv configs/reference/*.json"});
     var kv = function (name, params) { return x.api("kv/reference/" + name, params); };
     var per = function (d) {
       return x.t("tl.perToken", {name: d.source.replace(/^.*\//, "").replace(/\.json$/, ""), b: x.fmtInt(d.kv_bytes_per_token),
