@@ -25,7 +25,10 @@
       prov.textContent = "";
       prov.appendChild(x.el("span", {class: "prov-label", text: x.t("prov.label")}));
       prov.appendChild(document.createTextNode(x.t(text) + " "));
-      if (command) prov.appendChild(x.el("code", {class: "prov-cmd", text: command}));
+      // Each word unbreakable (a flag never splits after its "--"); lines break at spaces.
+      if (command) prov.appendChild(x.el("code", {class: "prov-cmd"}, command.split(" ").map(function (w, i) {
+        return [i ? " " : "", x.el("span", {class: "nowrap", text: w})];
+      })));
     };
     p.load = function (promise, render, target) {
       var into = target || body;

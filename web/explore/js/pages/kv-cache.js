@@ -10,6 +10,8 @@
     x.widgets.ledger(main, info);
     main.appendChild(x.el("section", {class: "block why"}, x.el("h2", {text: x.t("kv.why.title")}),
       x.el("p", {text: x.t("kv.why.text")}), x.el("p", {text: x.t("kv.why.onlyKV")})));
+    main.appendChild(x.el("section", {class: "block try"}, x.el("h2", {text: x.t("rv.try.title")}),
+      x.el("ol", null, x.t("kv.try").map(function (s) { return x.el("li", {text: s}); }))));
     x.blocks(main, "kv");
   };
 })(window.llm0x = window.llm0x || {});

@@ -10,11 +10,15 @@
   x.widgets.growth = function (parent, info) {
     var st = x.state.growth = x.state.growth || {L: 256};
     var P = 2, G = 3, maxL = (info.limits && info.limits.kv_cache_up_to) || 4096;
+    var params = function (L) { return {"prompt-len": P, generate: G, "up-to": L}; };
     var panel = x.panel(parent, {id: "growth", title: "kv.growth.title", intro: "kv.growth.intro"});
     var snap = function (L) {
       L = Math.max(P + 1, Math.min(maxL, Math.round(L)));
       if (!x.isStatic()) return L;
-      return BAKED.reduce(function (a, b) { return Math.abs(b - L) < Math.abs(a - L) ? b : a; });
+      var baked = BAKED.filter(function (b) {  // the lengths this export holds
+        return Object.prototype.hasOwnProperty.call(window.LLM0_BAKED, x.canonicalKey("lesson/kv-cache", params(b)));
+      });
+      return (baked.length ? baked : BAKED).reduce(function (a, b) { return Math.abs(b - L) < Math.abs(a - L) ? b : a; });
     };
     var slider = x.el("input", {type: "range", id: "growth-slider", min: P + 1, max: maxL, step: 1, value: st.L,
       "aria-label": x.t("kv.growth.L"), oninput: function () { box.value = slider.value; later(); },
@@ -49,10 +53,9 @@
           x.el("td", {text: ratio(g.qk_no_cache, g.qk_cache)}));
       });
       var f = d.fit;
+      var order = function (v) { return x.el("td", null, "n", x.el("sup", {text: v.toFixed(2)})); };
       rows.push(x.el("tr", {class: "sum fit-row"}, x.el("td", {text: x.t("kv.growth.order")}),
-        x.el("td", {text: "n^" + f.kv_no_cache.toFixed(2)}), x.el("td", {text: "n^" + f.kv_cache.toFixed(2)}),
-        x.el("td"), x.el("td", {text: "n^" + f.qk_no_cache.toFixed(2)}), x.el("td", {text: "n^" + f.qk_cache.toFixed(2)}),
-        x.el("td")));
+        order(f.kv_no_cache), order(f.kv_cache), x.el("td"), order(f.qk_no_cache), order(f.qk_cache), x.el("td")));
       out.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", {id: "growth-table"},
         x.el("thead", null, x.el("tr", null, head.map(function (k) { return x.el("th", {text: x.t(k)}); }))),
         x.el("tbody", null, rows))));
@@ -71,7 +74,7 @@
       out.textContent = "";
       panel.provenance("kv.growth.prov", "llm0 lesson kv-cache --prompt-len " + P + " --generate " + G + " --up-to " + st.L);
       var L = st.L;  // a slower answer for an earlier L must not overwrite the current one
-      panel.load(x.api("lesson/kv-cache", {"prompt-len": P, generate: G, "up-to": L}),
+      panel.load(x.api("lesson/kv-cache", params(L)),
                  function (d) { if (L === st.L) render(d); }, out);
     }
     st.L = snap(st.L);

@@ -39,11 +39,11 @@
     var X2 = X + eT + gap;
     root.appendChild(x.svg("text", {x: X2 - gap / 2, y: Y + eT / 2 + 6, "text-anchor": "middle", "font-size": 18, text: "·"}));
     block(X2, ed, "V", "in");
-    label(X2 + ed / 2, Y - 8, "d = " + x.fmtInt(d));
+    label(X2 + ed / 2, Y - 8, "d_h = " + x.fmtInt(d));
     var X3 = X2 + ed + gap;
     root.appendChild(x.svg("text", {x: X3 - gap / 2, y: Y + eT / 2 + 6, "text-anchor": "middle", "font-size": 18, text: "="}));
     block(X3, ed, "O", "out");
-    label(X3 + ed / 2, Y - 8, "d = " + x.fmtInt(d));
+    label(X3 + ed / 2, Y - 8, "d_h = " + x.fmtInt(d));
     return x.el("figure", {class: "shape-figure", "data-world": world.kind},
       root, x.el("figcaption", {text: world.source + " · " + step.formula + " · " +
         x.t("rv.shape.madds", {n: x.fmtInt(step.multiply_adds)})}));
@@ -60,12 +60,12 @@
       });
       var c = d.config, tw = d.teaching_world;
       panel.body.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", {id: "shape-dims"},
-        x.el("thead", null, x.el("tr", null, x.el("th", {text: x.t("rv.shape.symbol")}), x.el("th", {text: x.t("rv.shape.meaning")}),
+        x.el("thead", null, x.el("tr", null, x.el("th", {text: x.t("rv.shape.symbol")}), x.el("th", {class: "text", text: x.t("rv.shape.meaning")}),
           x.el("th", {text: x.t("rv.shape.real")}), x.el("th", {text: x.t("rv.shape.small")}))),
         x.el("tbody", null,
-          x.el("tr", null, x.el("td", {text: "T"}), x.el("td", {text: x.t("rv.shape.T")}),
+          x.el("tr", null, x.el("td", {text: "T"}), x.el("td", {class: "text", text: x.t("rv.shape.T")}),
                x.el("td", {text: x.fmtInt(c.T)}), x.el("td", {text: x.fmtInt(tw.T)})),
-          x.el("tr", null, x.el("td", {text: "d_h"}), x.el("td", {text: x.t("rv.shape.d")}),
+          x.el("tr", null, x.el("td", {text: "d_h"}), x.el("td", {class: "text", text: x.t("rv.shape.d")}),
                x.el("td", {text: x.fmtInt(c.d_v)}), x.el("td", {text: x.fmtInt(tw.d_v)}))))));
       panel.body.appendChild(x.el("p", {class: "legend", text: x.t("rv.shape.legend")}));
     });

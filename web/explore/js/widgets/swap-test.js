@@ -30,7 +30,7 @@
       });
     }
     // The table of one sentence: tokens, weights w_j, columns w_j·x_j[c], the sum row.
-    function table(id, tokens, weights, vectorOf, engineSum, what) {
+    function table(id, titleKey, tokens, weights, vectorOf, engineSum, what) {
       var last = weights.reduce(function (a, w, j) { return w > 0 ? j : a; }, 0);
       var dims = vectorOf(tokens[0]).length, sums = new Array(dims).fill(0), wsum = 0;
       var rows = [];
@@ -44,7 +44,7 @@
         sums.map(function (s, c) { return x.el("td", {class: "sum-cell", "data-engine": engineSum[c], text: x.fmtFixed(s, D)}); })));
       var same = sums.every(function (s, c) { return x.fmtFixed(s, D) === x.fmtFixed(engineSum[c], D); });
       return x.el("div", {class: "sentence", id: id},
-        x.el("h3", {text: tokens.join("")}),
+        x.el("h3", {text: x.t(titleKey, {s: tokens.join("")})}),
         x.el("div", {class: "table-wrap"}, x.el("table", null,
           x.el("thead", null, x.el("tr", null, x.el("th", {text: x.t("rv.swap.token")}), x.el("th", {text: "w"}),
             sums.map(function (s, c) { return x.el("th", {text: "w·" + what.toLowerCase() + "[" + (c + 1) + "]"}); }))),
@@ -63,8 +63,8 @@
       var what = useV ? "V" : "K";
       out.appendChild(x.el("p", {class: "step-text", text: x.t("rv.swap.text" + st.step, {q: s.query})}));
       out.appendChild(x.el("div", {class: "two-col"},
-        table("swap-before", toks, s.weights_before, vectorOf, useV ? s.v_before : s.k_before, what),
-        table("swap-after", s.tokens_after, s.weights_after, vectorOf, useV ? s.v_after : s.k_after, what)));
+        table("swap-before", "rv.swap.original", toks, s.weights_before, vectorOf, useV ? s.v_before : s.k_before, what),
+        table("swap-after", "rv.swap.swapped", s.tokens_after, s.weights_after, vectorOf, useV ? s.v_after : s.k_after, what)));
       var delta = useV ? s.delta_v : s.delta_k;
       var ratio = Number.isFinite(s.ratio) ? s.ratio.toFixed(1) + "×" : "∞";
       out.appendChild(x.el("div", {class: "diff-box" + (useV ? " good" : ""), id: "swap-diff"},
