@@ -2,6 +2,7 @@
 #include "io/gguf_import_tokenizer.h"
 
 #include "core/check.h"
+#include "io/gguf_import_hf_json.h"
 #include "io/sentencepiece_json.h"
 #include "tokenizer/byte_unicode.h"
 
@@ -121,6 +122,7 @@ ordered_json gguf_tokenizer_json(const GgufMeta& m, int vocab_size) {
   size_t kept = n;  // drop the trailing padding rows
   while (kept > 1 && types[kept - 1] == kUnused) --kept;
   const std::vector<std::string> tokens(all->begin(), all->begin() + (ptrdiff_t)kept);
+  if (std::optional<ordered_json> hf = gguf_hf_tokenizer_json(m, tokens)) return std::move(*hf);
   types.resize(kept);
   const int bos = m.opt_int("tokenizer.ggml.bos_token_id").value_or(-1);
   const bool add_bos = m.opt_bool("tokenizer.ggml.add_bos_token").value_or(model == "llama");
