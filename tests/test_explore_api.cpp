@@ -131,7 +131,7 @@ TEST_F(ExploreApiTest, ModelEndpointsEqualTheirCliTwins) {
 
 TEST_F(ExploreApiTest, MalformedInputIsAnErrorObjectNamingWhatIsWrong) {
   expect_error(*bare_, api_get("lesson/kv-cache", {{"prompt-len", "0"}}), 400, "prompt-len");
-  expect_error(*bare_, api_get("lesson/kv-cache", {{"up-to", "4097"}}), 400, "[0, 1024]");
+  expect_error(*bare_, api_get("lesson/kv-cache", {{"up-to", "4097"}}), 400, "[0, 4096]");
   expect_error(*bare_, api_get("lesson/kv-cache", {{"generate", "1e3"}}), 400, "generate");
   expect_error(*bare_, api_get("lesson/kv-cache", {{"svg", "x.svg"}}), 400, "unknown parameter \"svg\"");
   expect_error(*bare_, api_get("lesson/kv-cache", {{"model", "loaded"}}), 400, "no model is loaded");

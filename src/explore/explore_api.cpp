@@ -7,6 +7,7 @@
 
 #include "core/shipped_file.h"
 #include "core/threads.h"
+#include "core/version.h"
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
 
@@ -90,7 +91,7 @@ std::string ExploreApi::default_text() const {
 }
 
 json ExploreApi::info(bool static_copy) const {
-  return {{"version", "llm0"}, {"lang", opt_.lang}, {"languages", {"zh", "en"}},
+  return {{"version", version_text()}, {"lang", opt_.lang}, {"languages", {"zh", "en"}},
           {"static", static_copy}, {"katex", katex_embedded()},
           {"reference_configs", reference_config_names()},
           {"limits", {{"kv_cache_up_to", ExploreLimits::kKvCacheUpTo},

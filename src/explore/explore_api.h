@@ -21,7 +21,7 @@ namespace llm0::explore {
 struct ExploreLimits {
   static constexpr int kLessonPromptLen = 64;    ///< kv-cache prompt-len P
   static constexpr int kLessonGenerate = 64;     ///< kv-cache generate G
-  static constexpr int kKvCacheUpTo = 1024;      ///< kv-cache up-to L (no-cache track ∝ L³ work)
+  static constexpr int kKvCacheUpTo = 4096;      ///< kv-cache up-to L (counting model: seconds)
   static constexpr int kAttentionMapTokens = lesson::kAttentionMapMaxTokens;  ///< attention-map sentence tokens
   static constexpr int kGenerateStepsTokens = 256; ///< generate-steps tokens
   static constexpr size_t kBodyBytes = 1u << 20;   ///< POST body (a config.json)

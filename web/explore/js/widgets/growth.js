@@ -42,7 +42,7 @@
     function ratio(a, b) { return (a / b).toFixed(1) + "×"; }
     function render(d) {
       out.textContent = "";
-      var H = d.num_attention_heads;
+      var H = d.growth_heads;  // the counting model's query heads (the stepper's model may have more)
       var head = ["kv.growth.n", "kv.growth.kvNo", "kv.growth.kvYes", "kv.growth.ratio",
                   "kv.growth.qkNo", "kv.growth.qkYes", "kv.growth.ratio"];
       var rows = d.growth.map(function (g) {
@@ -69,6 +69,7 @@
                                 c: x.fmtInt(r.qkNoCache * H), e: x.fmtInt(r.qkCache * H), H: H}), " ",
         x.el("span", {class: same ? "ok" : "bad", text: x.t(same ? "kv.growth.agree" : "kv.growth.disagree")})));
       out.appendChild(x.el("p", {class: "growth-note", text: x.t("kv.growth.orders")}));
+      out.appendChild(x.el("p", {class: "mono growth-model", text: x.t("kv.growth.model", {m: d.growth_model})}));
     }
     function load() {
       out.textContent = "";
