@@ -15,6 +15,7 @@
 #include "core/shipped_file.h"
 #include "explore/explore_api.h"
 #include "explore_fixtures.h"
+#include "tokenizer/tokenizer.h"
 
 namespace llm0 {
 namespace {
@@ -63,6 +64,19 @@ class ExploreApiTest : public ::testing::Test {
 testing_fixtures::ExploreModelDir* ExploreApiTest::dir_ = nullptr;
 ExploreApi* ExploreApiTest::api_ = nullptr;
 ExploreApi* ExploreApiTest::bare_ = nullptr;
+
+// The model page's default sentence: Chinese when the page opens in Chinese, unless the model's
+// vocabulary spells it in bytes (stories260K's 512 English pieces give more tokens than the
+// sentence has characters), then the English one; no model at all: the Chinese one.
+TEST_F(ExploreApiTest, DefaultSentenceIsOneTheModelsVocabularyKnows) {
+  const std::string zh = "床前明月光，疑是地上霜。", en = "Once upon a time, there was a little girl";
+  ExploreApi zh_page({dir_->model(), "zh"});
+  ASSERT_NE(zh_page.model(), nullptr);
+  EXPECT_GT(zh_page.model()->tokenizer->encode(zh).size(), 12u);  // byte fallback: 12 characters
+  EXPECT_EQ(zh_page.default_text(), en);
+  EXPECT_EQ(api_->default_text(), en);
+  EXPECT_EQ(bare_->default_text(), zh);
+}
 
 TEST_F(ExploreApiTest, LessonEndpointsEqualTheirCliTwins) {
   EXPECT_EQ(endpoint(*bare_, api_get("info")), cli_json("explore --info"));

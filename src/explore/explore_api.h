@@ -52,7 +52,8 @@ class ExploreApi {
   GenerationModel* model() { return model_.model ? &model_ : nullptr; }
   /// The loaded model, or ExploreError 400 "no_model" saying how to load one.
   GenerationModel& require_model();
-  /// The sentence the model panels start from (Chinese, or English for --lang en).
+  /// The sentence the model panels start from: Chinese, or English for --lang en or a model whose
+  /// vocabulary spells the Chinese one in bytes (more tokens than characters).
   std::string default_text() const;
 
  private:
