@@ -144,6 +144,13 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
        {"tokenizer.huggingface.json has no model.vocab object"}},
       {"hf_json_utf8", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("{\"a\xC0\xAF\": 1}"); },
        {"tokenizer.huggingface.json is not valid UTF-8 (byte 0xC0 at offset 3)"}},
+      // the tokenizer built from the arrays must load, or nothing is written (issue 26, fresh-26)
+      {"merge_unknown", arrays_only([](GgufFile& f) { meta(f, "tokenizer.ggml.merges").array[0].s = "zzq zzr"; }),
+       {"the tokenizer of this GGUF file cannot be loaded", "model.merges[0] = 'zzq zzr'"}},
+      // text from the file is printed with its control bytes escaped: a NUL does not end the line
+      {"arch_nul", [](GgufFile& f) {
+         meta(f, "general.architecture") = GgufValue::of_string(std::string("ll\0am\x1b", 6));
+       }, {"architecture \"ll\\x00am\\x1B\" is not supported"}},
   };
   const fs::path dir = test::fresh_temp_path("gguf_import_err", "cli");
   fs::create_directories(dir);
@@ -158,6 +165,19 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
     EXPECT_EQ(r.err.find("src/"), std::string::npos) << "no source paths: " << r.err;
     EXPECT_FALSE(fs::exists(out)) << "nothing is written on failure";
   }
+  fs::remove_all(dir);
+}
+
+// A directory given as the GGUF file is named as one (not the C++ library's read error).
+TEST(GgufImportErrors, ADirectoryIsNotAGgufFile) {
+  const fs::path dir = test::fresh_temp_path("gguf_import_err", "dir_as_file");
+  fs::create_directories(dir / "model.gguf");
+  const CmdOut r = run_cli("convert --from gguf " + quote((dir / "model.gguf").string()) + " --output " +
+                               quote((dir / "out").string()), dir / "err.txt");
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("model.gguf: is a directory, not a GGUF file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("basic_filebuf"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
   fs::remove_all(dir);
 }
 
