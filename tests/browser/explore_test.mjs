@@ -84,6 +84,22 @@ async function worldCache(page) {
   assert.deepEqual(rows, c.cached.map((r) => r.map((v) => v.toFixed(3)).join(" ")), "cached output vectors = CLI");
   assert.match(await page.$eval("#same-world .verdict", (e) => e.className), /\bok\b/);
 }
+// The anchor ledger's fixed state in the CLI's words and format (`llm0 kv` prints "fixed state
+// 153,944,064 B (146.81 MiB)"): the same number, formatted by the same rule.
+async function ledgerFixedState(page) {
+  const out = execFileSync(LLM0, ["kv", "configs/reference/course-anchor-hybrid.json"], {cwd: ROOT, encoding: "utf8"});
+  const fixed = /fixed state\s+[\d,]+ B \(([^)]+)\)/.exec(out);
+  assert.ok(fixed, `no fixed state line in llm0 kv's output:\n${out}`);
+  const note = await text(page, "#ledger .note");
+  assert.ok(note.includes(fixed[1]), `the ledger's note gives the fixed state as llm0 kv does (${fixed[1]}): ${note}`);
+}
+// Every visible string of a Chinese page comes from the zh table: the engine's English name of a
+// lesson model ("… (random weights, seed 1)") is translated.
+async function noEnglishModelNames(page) {
+  const body = await page.evaluate(() => document.body.innerText);
+  assert.ok(!body.includes("random weights"), "English 'random weights' on the Chinese page");
+  assert.ok(body.includes("随机权重"), "the lesson models named in Chinese");
+}
 async function swapTest(page, asker) {
   await page.click(`#swap-test .token-picker button[data-token="${asker}"]`);
   await page.waitForSelector(`#swap-test .token-picker button[data-token="${asker}"][aria-pressed="true"]`);
@@ -207,6 +223,7 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       if (id === "lineage" && origin === "live") await paste(page);
       if (id === "model") await heatmaps(page);
       await languageSwitch(page);
+      if (id === "kv-cache") { await ledgerFixedState(page); await noEnglishModelNames(page); }
       await page.evaluate(() => window.scrollTo(0, 0));  // the sticky header at the top of the picture
       await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-1280x800.png`, fullPage: true});
       await page.setViewportSize({width: 390, height: 844});
