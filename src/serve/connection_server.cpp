@@ -293,30 +293,16 @@ httplib::Server::Handler marked_read(httplib::Server::Handler h) {
 
 }  // namespace
 
-ConnectionServer& ConnectionServer::Get(const std::string& pattern, Handler handler) {
-  httplib::Server::Get(pattern, marked_read(std::move(handler)));
+ConnectionServer& ConnectionServer::add(AddRoute add, const std::string& pattern, Handler handler) {
+  (this->*add)(pattern, marked_read(std::move(handler)));
   return *this;
 }
 
-ConnectionServer& ConnectionServer::Post(const std::string& pattern, Handler handler) {
-  httplib::Server::Post(pattern, marked_read(std::move(handler)));
-  return *this;
-}
-
-ConnectionServer& ConnectionServer::Put(const std::string& pattern, Handler handler) {
-  httplib::Server::Put(pattern, marked_read(std::move(handler)));
-  return *this;
-}
-
-ConnectionServer& ConnectionServer::Patch(const std::string& pattern, Handler handler) {
-  httplib::Server::Patch(pattern, marked_read(std::move(handler)));
-  return *this;
-}
-
-ConnectionServer& ConnectionServer::Delete(const std::string& pattern, Handler handler) {
-  httplib::Server::Delete(pattern, marked_read(std::move(handler)));
-  return *this;
-}
+ConnectionServer& ConnectionServer::Get(const std::string& p, Handler h) { return add(&httplib::Server::Get, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Post(const std::string& p, Handler h) { return add(&httplib::Server::Post, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Put(const std::string& p, Handler h) { return add(&httplib::Server::Put, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Patch(const std::string& p, Handler h) { return add(&httplib::Server::Patch, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Delete(const std::string& p, Handler h) { return add(&httplib::Server::Delete, p, std::move(h)); }
 
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
   if (OverflowResponder* o = OverflowResponder::current()) {

@@ -72,6 +72,9 @@ class ConnectionServer : public httplib::Server {
 
  private:
   bool process_and_close_socket(socket_t sock) override;
+  // httplib's registration of one method (Server::Get, Post, ...), given the marked handler.
+  using AddRoute = httplib::Server& (httplib::Server::*)(const std::string&, Handler);
+  ConnectionServer& add(AddRoute add, const std::string& pattern, Handler handler);
 
   ConnectionLimits limits_;
   OverflowRoutes routes_;
