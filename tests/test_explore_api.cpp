@@ -151,6 +151,20 @@ TEST_F(ExploreApiTest, ModelEndpointsEqualTheirCliTwins) {
   EXPECT_EQ(steps["prefill"]["cache_bytes"].get<uint64_t>(), per_token * steps["prompt"].size());
 }
 
+// More tokens than the context has room for: a 200 whose steps end when the cache holds the whole
+// context, stop_reason "context_full" (OpenAI's finish_reason "length"), as docs/explore-api.md says.
+TEST_F(ExploreApiTest, GenerateStepsPastTheContextStopsWhenItIsFull) {
+  std::string text;
+  for (int i = 0; i < 80; ++i) text += "Once upon a time ";
+  const json j = endpoint(*api_, api_get("lesson/generate-steps", {{"text", text}, {"tokens", "256"}}));
+  const int64_t context = api_->info()["model"]["max_position_embeddings"].get<int64_t>();
+  const int64_t P = (int64_t)j["prompt"].size();
+  ASSERT_LT(context - P, 256) << "the sentence must leave less room than the tokens asked for";
+  EXPECT_EQ(j["stop_reason"], "context_full");
+  // Token k goes to position P + k − 1: the last token made takes the context's last position.
+  EXPECT_EQ(P + (int64_t)j["steps"].size(), context);
+}
+
 TEST_F(ExploreApiTest, MalformedInputIsAnErrorObjectNamingWhatIsWrong) {
   expect_error(*bare_, api_get("lesson/kv-cache", {{"prompt-len", "0"}}), 400, "prompt-len");
   expect_error(*bare_, api_get("lesson/kv-cache", {{"up-to", "4097"}}), 400, "[0, 4096]");
@@ -159,7 +173,14 @@ TEST_F(ExploreApiTest, MalformedInputIsAnErrorObjectNamingWhatIsWrong) {
   expect_error(*bare_, api_get("lesson/kv-cache", {{"model", "loaded"}}), 400, "no model is loaded");
   expect_error(*bare_, api_get("lesson/kv-cache", {{"seed", "1"}, {"seed", "2"}}), 400, "twice");
   expect_error(*bare_, api_get("lesson/attention", {{"asker", "小红"}}), 400, "小红");
-  expect_error(*bare_, api_get("lesson/attention", {{"asker", "\xff"}}), 400, "UTF-8");
+  // Invalid UTF-8 named by its key and the first bad byte's offset (from 0).
+  expect_error(*bare_, api_get("lesson/attention", {{"asker", "ab\xff"}}), 400, "parameter \"asker\" is not valid UTF-8 text (byte 2");
+  expect_error(*bare_, api_get("lesson/attention", {{"asker", "x"}, {"a\xc3", "1"}}), 400, "the key of parameter 2 is not valid UTF-8 text (byte 1");
+  // The shapes lesson's bound (kShapesMaxTokens = 2^24) is the endpoint's, and info says it.
+  expect_error(*bare_, api_get("lesson/shapes", {{"config", "deepseek-v2"}, {"tokens", "16777217"}}), 400, "[1, 16777216]");
+  expect_error(*bare_, api_get("lesson/shapes", {{"config", "deepseek-v2"}, {"tokens", "1099511627776"}}), 400, "[1, 16777216]");
+  EXPECT_EQ(endpoint(*bare_, api_get("lesson/shapes", {{"config", "deepseek-v2"}, {"tokens", "16777216"}}))["config"]["T"], 16777216);
+  EXPECT_EQ(bare_->info()["limits"]["shapes_tokens"], 16777216);
   expect_error(*bare_, api_get("lesson/shapes", {{"config", "../../etc/passwd"}}), 400, "reference config");
   expect_error(*bare_, api_get("lesson/shapes"), 400, "config");
   expect_error(*bare_, api_get("lesson/attention-map", {{"text", "hi"}}), 400, "llm0 explore --model");

@@ -11,6 +11,7 @@
 #include "tokenizer/tokenizer.h"
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
+#include "lesson/lesson_shapes.h"
 
 namespace llm0::explore {
 
@@ -33,19 +34,21 @@ json model_summary(const GenerationModel& m, const std::string& name, const std:
 
 json route(ExploreApi& api, const ApiRequest& r, const std::string& rest) {
   const bool get = r.method == "GET" || r.method == "HEAD";
-  auto need = [&](bool ok, const char* method) {
+  // 405 with the methods the endpoint takes (RFC 9110 §15.5.6: the Allow header lists them).
+  auto need = [&](bool ok, const char* allow) {
     if (!ok)
       throw ExploreError(405, "method_not_allowed",
-                         format("{} {} takes {} only", r.method, r.path, method));
+                         format("{} {} takes {} only", r.method, r.path, allow), allow);
   };
-  if (rest == "info") return need(get, "GET"), QueryArgs(r.query, {}), api.info();
-  if (rest == "lesson/attention") return need(get, "GET"), lesson_attention(api, r);
-  if (rest == "lesson/kv-cache") return need(get, "GET"), lesson_kv_cache(api, r);
-  if (rest == "lesson/shapes") return need(get, "GET"), lesson_shapes(api, r);
-  if (rest == "lesson/attention-map") return need(get, "GET"), lesson_attention_map(api, r);
-  if (rest == "lesson/generate-steps") return need(get, "GET"), lesson_generate_steps(api, r);
+  const char* kGet = "GET, HEAD";
+  if (rest == "info") return need(get, kGet), QueryArgs(r.query, {}), api.info();
+  if (rest == "lesson/attention") return need(get, kGet), lesson_attention(api, r);
+  if (rest == "lesson/kv-cache") return need(get, kGet), lesson_kv_cache(api, r);
+  if (rest == "lesson/shapes") return need(get, kGet), lesson_shapes(api, r);
+  if (rest == "lesson/attention-map") return need(get, kGet), lesson_attention_map(api, r);
+  if (rest == "lesson/generate-steps") return need(get, kGet), lesson_generate_steps(api, r);
   if (rest.rfind("kv/reference/", 0) == 0)
-    return need(get, "GET"), kv_reference(api, r, rest.substr(13));
+    return need(get, kGet), kv_reference(api, r, rest.substr(13));
   if (rest == "kv") return need(r.method == "POST", "POST"), kv_pasted(api, r);
   throw ExploreError(404, "not_found", format("no endpoint {} (docs/explore-api.md lists them)", r.path));
 }
@@ -58,9 +61,14 @@ ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt), threads_(num_thre
 }
 
 ApiResponse ExploreApi::handle(const ApiRequest& r) {
-  std::lock_guard<std::mutex> lock(mu_);
+  struct InFlight {
+    std::atomic<int>& n;
+    explicit InFlight(std::atomic<int>& count) : n(count) { ++n; }
+    ~InFlight() { --n; }
+  } in_flight(in_flight_);
   try {
-    set_num_threads(threads_);
+    thread_local int adopted = -1;  // this thread's OpenMP setting, once per thread and count
+    if (adopted != threads_) adopt_num_threads(threads_), adopted = threads_;
     if (r.path.rfind(kApi, 0) != 0)
       throw ExploreError(404, "not_found", format("no endpoint {}", r.path));
     if (r.body.size() > ExploreLimits::kBodyBytes)
@@ -68,7 +76,7 @@ ApiResponse ExploreApi::handle(const ApiRequest& r) {
                          "accepted", r.body.size(), ExploreLimits::kBodyBytes));
     return {200, route(*this, r, r.path.substr(std::string(kApi).size()))};
   } catch (const ExploreError& e) {
-    return {e.status, error_json(e.what(), e.code)};
+    return {e.status, error_json(e.what(), e.code), e.allow};
   } catch (const Error& e) {  // the library's refusal of this input names what is wrong
     return {400, error_json(e.what(), "bad_request")};
   } catch (const json::exception& e) {
@@ -80,11 +88,11 @@ ApiResponse ExploreApi::handle(const ApiRequest& r) {
   }
 }
 
-GenerationModel& ExploreApi::require_model() {
+ExploreApi::ModelLease ExploreApi::require_model() {
   if (!model_.model)
     throw ExploreError(400, "no_model", "no model is loaded: start the explorer with one, e.g. "
                        "`llm0 explore --model runs/small` (make run trains it)");
-  return model_;
+  return {std::unique_lock<std::mutex>(model_mu_), model_};
 }
 
 // The Chinese sentence, unless the page opens in English or the loaded model's vocabulary does not
@@ -107,6 +115,7 @@ json ExploreApi::info(bool static_copy) const {
                       {"lesson_generate", ExploreLimits::kLessonGenerate},
                       {"attention_map_tokens", ExploreLimits::kAttentionMapTokens},
                       {"generate_steps_tokens", ExploreLimits::kGenerateStepsTokens},
+                      {"shapes_tokens", lesson::kShapesMaxTokens},
                       {"body_bytes", ExploreLimits::kBodyBytes}}},
           {"model", model_.model ? model_summary(model_, opt_.model_dir, default_text()) : json()},
           {"model_hint", "llm0 explore --model runs/small"}};

@@ -2,8 +2,10 @@
 // request -> JSON or error object, with no socket (explore_http.h serves it over HTTP,
 // explore_export.h bakes it into a static copy). Each endpoint answers what its CLI twin
 // (`llm0 lesson ... --json`, `llm0 kv ... --json`) prints, built by the same lesson:: / ledger
-// functions. Requests are served one at a time (the loaded model keeps per-call scratch).
+// functions. Requests run concurrently (one per HTTP thread); only those that use the loaded model
+// take its lock (Model keeps per-call scratch and counters: not re-entrant).
 #pragma once
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,9 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "explore/explore_memo.h"
 #include "explore/explore_request.h"
 #include "infer/generator_io.h"
 #include "lesson/lesson_attention_map.h"
+#include "lesson/lesson_kv_cache.h"
 
 namespace llm0::explore {
 
@@ -39,10 +43,16 @@ class ExploreApi {
   /// naming the file when it cannot be loaded, or an unknown language.
   explicit ExploreApi(const ExploreOptions& opt);
 
-  /// Answers one request (200 + JSON, or an error status + error_json). Never throws; requests
-  /// are serialised, and each runs with the thread count the constructing thread had (`--threads`:
-  /// OpenMP's setting is per thread, and the HTTP threads would otherwise start with all cores).
+  /// Answers one request (200 + JSON, or an error status + error_json). Never throws. Safe to
+  /// call from many threads at once: the teaching-world lessons, shapes and ledgers build their
+  /// own small models, so only the loaded model's endpoints wait for each other (require_model).
+  /// Each calling thread adopts, once, the OpenMP thread count the constructing thread had
+  /// (`--threads`; adopt_num_threads: OpenMP's setting is per thread, and the HTTP threads would
+  /// otherwise start with all cores).
   ApiResponse handle(const ApiRequest& request);
+
+  /// Requests inside handle() now, on all threads (tests observe concurrency with it).
+  int in_flight() const { return in_flight_.load(); }
 
   /// GET /explore/api/info (docs/explore-api.md "info"); `static_copy` for an export.
   nlohmann::json info(bool static_copy = false) const;
@@ -50,8 +60,16 @@ class ExploreApi {
   const ExploreOptions& options() const { return opt_; }
   /// The loaded model and tokenizer, or null.
   GenerationModel* model() { return model_.model ? &model_ : nullptr; }
-  /// The loaded model, or ExploreError 400 "no_model" saying how to load one.
-  GenerationModel& require_model();
+  /// The loaded model, held by the calling request until the lease is destroyed (other requests
+  /// for it wait), or ExploreError 400 "no_model" saying how to load one.
+  struct ModelLease {
+    std::unique_lock<std::mutex> lock;
+    GenerationModel& model;
+  };
+  ModelLease require_model();
+  /// The kv-cache lesson's growth tables by (model, P, L): deterministic, and seconds to compute
+  /// at L = 4,096 (greedy generation on fixed weights), so computed once per server.
+  Memo<lesson::KvCacheLesson>& growth_memo() { return growth_memo_; }
   /// The sentence the model panels start from: Chinese, or English for --lang en or a model whose
   /// vocabulary spells the Chinese one in bytes (more tokens than characters).
   std::string default_text() const;
@@ -60,7 +78,9 @@ class ExploreApi {
   ExploreOptions opt_;
   GenerationModel model_;
   int threads_ = 0;
-  std::mutex mu_;
+  std::mutex model_mu_;
+  std::atomic<int> in_flight_{0};
+  Memo<lesson::KvCacheLesson> growth_memo_{64};
 };
 
 /// Names of the shipped reference configs (configs/reference/NAME.json), sorted.

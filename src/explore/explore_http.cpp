@@ -14,6 +14,7 @@ namespace {
 void answer(httplib::Response& res, const ApiResponse& a) {
   res.status = a.status;
   res.set_header("Cache-Control", "no-store");
+  if (!a.allow.empty()) res.set_header("Allow", a.allow);
   res.set_content(dump_api_json(a.body), "application/json");
 }
 
@@ -39,6 +40,17 @@ void asset_route(const httplib::Request& req, httplib::Response& res) {
   answer(res, {404, error_json(format("no page or file /explore/{}", name), "not_found")});
 }
 
+// A method the pages do not take (POST, PUT, PATCH, DELETE): 405 with Allow on a page or
+// redirect that exists (RFC 9110 §15.5.6), 404 on one that does not.
+void page_method_route(const httplib::Request& req, httplib::Response& res) {
+  const std::string prefix = "/explore/";
+  const bool exists = req.path == "/" || req.path == "/explore" ||
+                      (req.path.rfind(prefix, 0) == 0 && find_asset(req.path.substr(prefix.size())));
+  if (!exists) return answer(res, {404, error_json(format("no page or file {}", req.path), "not_found")});
+  answer(res, {405, error_json(format("{} {} is a page: it takes GET, HEAD only", req.method, req.path),
+                               "method_not_allowed"), "GET, HEAD"});
+}
+
 }  // namespace
 
 void mount_explore(serve::ConnectionServer& http, ExploreApi& api) {
@@ -47,7 +59,16 @@ void mount_explore(serve::ConnectionServer& http, ExploreApi& api) {
   auto on_api = [&api](const httplib::Request& q, httplib::Response& r) { api_route(api, q, r); };
   http.Get(R"(/explore/api/.*)", on_api);
   http.Post(R"(/explore/api/.*)", on_api);
+  http.Put(R"(/explore/api/.*)", on_api);
+  http.Patch(R"(/explore/api/.*)", on_api);
+  http.Delete(R"(/explore/api/.*)", on_api);
   http.Get(R"(/explore/(.*))", asset_route);
+  for (const char* pattern : {"/", "/explore", R"(/explore/.*)"}) {
+    http.Post(pattern, page_method_route);
+    http.Put(pattern, page_method_route);
+    http.Patch(pattern, page_method_route);
+    http.Delete(pattern, page_method_route);
+  }
 }
 
 }  // namespace llm0::explore

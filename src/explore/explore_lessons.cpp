@@ -1,8 +1,11 @@
 // The teaching lessons' endpoints (explore_handlers.h): attention, kv-cache, shapes — the same
 // lesson:: calls as `llm0 lesson attention|kv-cache|shapes --json` (tools/cli/cmd_lesson.cpp).
+#include <optional>
+
 #include "explore/explore_handlers.h"
 #include "lesson/lesson_attention.h"
 #include "lesson/lesson_json.h"
+#include "lesson/lesson_shapes.h"
 
 namespace llm0::explore {
 
@@ -18,6 +21,7 @@ json lesson_attention(ExploreApi&, const ApiRequest& r) {
 json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {
   const QueryArgs q(r.query, {"prompt-len", "generate", "up-to", "seed", "model"});
   lesson::KvLessonModel source;
+  std::optional<ExploreApi::ModelLease> lease;
   if (q.has("model")) {
     if (q.text("model") != "loaded")
       throw ExploreError(400, "bad_request", format("parameter \"model\" takes only the value "
@@ -25,7 +29,8 @@ json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {
     if (q.has("seed"))
       throw ExploreError(400, "bad_request", "parameter \"seed\" is for the random model; "
                          "model=loaded has trained weights");
-    source.model = api.require_model().model.get();
+    lease.emplace(api.require_model());
+    source.model = lease->model.model.get();
     source.model_name = api.options().model_dir;
   }
   source.seed = (uint64_t)q.integer("seed", 0, (int64_t)1 << 53, 1);
@@ -33,7 +38,24 @@ json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {
   opt.prompt_len = (int)q.integer("prompt-len", 1, ExploreLimits::kLessonPromptLen, opt.prompt_len);
   opt.generate = (int)q.integer("generate", 1, ExploreLimits::kLessonGenerate, opt.generate);
   opt.up_to = (int)q.integer("up-to", 0, ExploreLimits::kKvCacheUpTo, opt.up_to);
-  return lesson::to_json(lesson::run_kv_cache_lesson(source, opt));
+  if (opt.up_to == 0) return lesson::to_json(lesson::run_kv_cache_lesson(source, opt));
+  // The stepper's runs, then the growth table from the memo (run_kv_cache_lesson splits the same
+  // way: the table depends on the model, P and L only).
+  LLM0_CHECK(opt.up_to > opt.prompt_len, "--up-to ({}) must exceed --prompt-len ({}) (or be 0 "
+             "for no table)", opt.up_to, opt.prompt_len);
+  lesson::KvLessonOptions stepper = opt;
+  stepper.up_to = 0;
+  lesson::KvCacheLesson l = lesson::run_kv_cache_lesson(source, stepper);
+  const std::string key = format("{} {} {}", source.model ? "loaded" : std::to_string(source.seed),
+                                 opt.prompt_len, opt.up_to);
+  const lesson::KvCacheLesson g = api.growth_memo().get_or_compute(key, [&] {
+    lesson::KvCacheLesson t;
+    t.prompt_len = opt.prompt_len;
+    lesson::run_kv_growth(source, t, opt.up_to);
+    return t;
+  });
+  l.growth_model = g.growth_model, l.growth_heads = g.growth_heads, l.growth = g.growth, l.fit = g.fit;
+  return lesson::to_json(l);
 }
 
 json lesson_shapes(ExploreApi&, const ApiRequest& r) {
@@ -42,7 +64,7 @@ json lesson_shapes(ExploreApi&, const ApiRequest& r) {
     throw ExploreError(400, "bad_request", format("parameter \"config\" is required (one of "
                        "info.reference_configs, e.g. deepseek-v2)"));
   const std::string path = reference_config_path(q.text("config"));
-  const int64_t tokens = q.integer("tokens", 1, (int64_t)1 << 40, -1);
+  const int64_t tokens = q.integer("tokens", 1, lesson::kShapesMaxTokens, -1);
   return lesson::shapes_json(lesson::shapes_from_config(path, tokens),
                              lesson::shapes_from_world(lesson::attention_world("", "")));
 }

@@ -21,7 +21,8 @@ std::string required_text(const QueryArgs& q) {
 json lesson_attention_map(ExploreApi& api, const ApiRequest& r) {
   const QueryArgs q(r.query, {"text"});
   const std::string text = required_text(q);
-  return lesson::attention_map_json(api.require_model(), api.options().model_dir, text);
+  ExploreApi::ModelLease lease = api.require_model();
+  return lesson::attention_map_json(lease.model, api.options().model_dir, text);
 }
 
 json lesson_generate_steps(ExploreApi& api, const ApiRequest& r) {
@@ -31,7 +32,8 @@ json lesson_generate_steps(ExploreApi& api, const ApiRequest& r) {
   opt.tokens = (int)q.integer("tokens", 1, ExploreLimits::kGenerateStepsTokens, opt.tokens);
   opt.temperature = q.number("temperature", 0, 100, opt.temperature);
   opt.seed = (uint64_t)q.integer("seed", 0, (int64_t)1 << 53, (int64_t)opt.seed);
-  return lesson::generate_steps_json(api.require_model(), api.options().model_dir, opt);
+  ExploreApi::ModelLease lease = api.require_model();
+  return lesson::generate_steps_json(lease.model, api.options().model_dir, opt);
 }
 
 }  // namespace llm0::explore

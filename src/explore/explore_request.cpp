@@ -37,8 +37,12 @@ QueryArgs::QueryArgs(const std::vector<std::pair<std::string, std::string>>& que
     : query_(query) {
   for (size_t i = 0; i < query.size(); ++i) {
     const std::string& key = query[i].first;
-    if (!utf8_valid(key) || !utf8_valid(query[i].second))
-      bad(format("parameter {} is not valid UTF-8 text", i + 1));
+    if (!utf8_valid(key))  // the key cannot be shown: named by its place and the bad byte's
+      bad(format("the key of parameter {} is not valid UTF-8 text (byte {} of the key)", i + 1,
+                 utf8_invalid_offset(key)));
+    if (!utf8_valid(query[i].second))
+      bad(format("parameter \"{}\" is not valid UTF-8 text (byte {} of its value)", key,
+                 utf8_invalid_offset(query[i].second)));
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       bad(format("unknown parameter \"{}\" (this endpoint takes: {})", key, joined(allowed)));
     for (size_t j = 0; j < i; ++j)

@@ -23,26 +23,34 @@ struct ApiRequest {
   std::string body;
 };
 
-/// The answer: an HTTP status and a JSON body ({"error": {"message", "code"}} when status != 200).
+/// The answer: an HTTP status and a JSON body ({"error": {"message", "code"}} when status != 200);
+/// `allow`: for a 405, the methods the path takes (the Allow header, e.g. "GET, HEAD").
 struct ApiResponse {
+  ApiResponse() = default;
+  ApiResponse(int status, nlohmann::json body, std::string allow = "")
+      : status(status), body(std::move(body)), allow(std::move(allow)) {}
   int status = 200;
   nlohmann::json body;
+  std::string allow;
 };
 
 /// A refusal with its HTTP status (400, 404, 405, 413) and code ("bad_request", "no_model",
-/// "not_found", "method_not_allowed", "too_large").
+/// "not_found", "method_not_allowed", "too_large"); `allow` as ApiResponse's (405 only).
 struct ExploreError : Error {
-  ExploreError(int status, std::string code, const std::string& message)
-      : Error(message), status(status), code(std::move(code)) {}
+  ExploreError(int status, std::string code, const std::string& message, std::string allow = "")
+      : Error(message), status(status), code(std::move(code)), allow(std::move(allow)) {}
   int status;
   std::string code;
+  std::string allow;
 };
 
 /// {"error": {"message": message, "code": code}}
 nlohmann::json error_json(const std::string& message, const std::string& code);
 
-/// The query parameters of one endpoint. The constructor refuses (400) a key not in `allowed`
-/// and a key given twice, naming it and the keys the endpoint takes.
+/// The query parameters of one endpoint. The constructor refuses (400) a key or value that is not
+/// valid UTF-8 (naming the key, or the parameter's place when the key itself is not, and the
+/// offset of the first bad byte, from 0), a key not in `allowed` and a key given twice, naming it
+/// and the keys the endpoint takes.
 class QueryArgs {
  public:
   QueryArgs(const std::vector<std::pair<std::string, std::string>>& query,

@@ -3,33 +3,87 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+
 #include "explore/explore_http.h"
 
 namespace llm0::explore {
 
 namespace {
 
+constexpr const char* kForm = "application/x-www-form-urlencoded";
+
+bool form_encoded(const httplib::Request& q) {
+  return q.get_header_value("Content-Type").rfind(kForm, 0) == 0;
+}
+
+// 413's message: the limit that applies to this body. cpp-httplib (a compiled Debian library)
+// refuses a form-encoded body over its own CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH.
+std::string too_large_message(const httplib::Request& q) {
+  if (form_encoded(q))
+    return format("a {} body is accepted up to {} bytes (the HTTP library's limit for that type); "
+                  "send the config.json as application/json, up to {} bytes", kForm,
+                  CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH, ExploreLimits::kBodyBytes);
+  return format("the request body is over {} bytes", ExploreLimits::kBodyBytes);
+}
+
+void reply_error(httplib::Response& r, int status, const std::string& message, const std::string& code) {
+  r.status = status;
+  r.set_content(dump_api_json(error_json(message, code)), "application/json");
+}
+
 // httplib's own refusals as the API's error object (handlers' answers already have a body).
 void error_reply(const httplib::Request& q, httplib::Response& r) {
   if (!r.body.empty()) return;
   serve::close_after_response();
   std::string msg = format("the request was refused (HTTP {})", r.status), code = "bad_request";
+  int status = r.status;
   if (r.status == 404) msg = format("no page or endpoint {} {}", q.method, q.path), code = "not_found";
-  if (r.status == 413) msg = format("the request body is over {} bytes", ExploreLimits::kBodyBytes), code = "too_large";
-  if (const std::string late = serve::request_timeout_message(); !late.empty()) msg = late, code = "request_timeout";
-  r.set_content(dump_api_json(error_json(msg, code)), "application/json");
+  if (r.status == 413) msg = too_large_message(q), code = "too_large";
+  if (const std::string late = serve::request_timeout_message(); !late.empty())
+    msg = late, code = "request_timeout", status = 408;
+  reply_error(r, status, msg, code);
+}
+
+// Before any body byte is read: a Content-Length that is not a decimal byte count is refused (400)
+// at once (httplib would read "abc" as 0 and the body as the next request, "-5" as 2^64 − 5 and
+// wait for it), and one over the body limit of its content type gets 413 without reading it.
+httplib::Server::HandlerResponse check_content_length(const httplib::Request& q, httplib::Response& r) {
+  if (!q.has_header("Content-Length")) return httplib::Server::HandlerResponse::Unhandled;
+  const std::string v = q.get_header_value("Content-Length");
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || ec != std::errc() || end != v.data() + v.size()) {
+    reply_error(r, 400, format("malformed Content-Length header \"{}\" (a decimal byte count)", v), "bad_request");
+  } else if (n > (form_encoded(q) ? CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH : ExploreLimits::kBodyBytes)) {
+    reply_error(r, 413, too_large_message(q), "too_large");
+  } else {
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+  serve::close_after_response();  // the body was not read: the stream is at an unknown place
+  return httplib::Server::HandlerResponse::Handled;
 }
 
 }  // namespace
 
-ExploreServer::ExploreServer(ExploreApi& api)
-    : serve::ConnectionServer(serve::ConnectionLimits{}, {[] { return std::string(); }, [] {}}) {
+serve::ConnectionLimits explore_limits() {
+  serve::ConnectionLimits l;
+  l.command = "";
+  return l;
+}
+
+ExploreServer::ExploreServer(ExploreApi& api, const serve::ConnectionLimits& limits)
+    : serve::ConnectionServer(limits, {[] { return std::string(); }, [] {}}) {
   set_payload_max_length(ExploreLimits::kBodyBytes);
   set_socket_options([](socket_t sock) {  // no SO_REUSEPORT: a second server must not share the port
     const int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   set_error_handler(error_reply);
+  set_pre_routing_handler(check_content_length);
   set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr) {
     r.status = 500;
     r.set_content(dump_api_json(error_json("internal error", "internal_error")), "application/json");

@@ -36,6 +36,12 @@ struct KvLessonModel {
 /// of range or past the context) and lesson_model_from_config do.
 KvCacheLesson run_kv_cache_lesson(const KvLessonModel& source, const KvLessonOptions& opt);
 
+/// The growth table of run_kv_cache_lesson(source, opt) alone: fills lesson.growth_model,
+/// growth_heads, growth and fit for total lengths up to `up_to`, from lesson.prompt_len (P) —
+/// on the loaded model, on `config`'s random model, or on configs/lesson-count.json for the
+/// default. Throws llm0::Error as run_growth_table (L ≤ P, L past the context).
+void run_kv_growth(const KvLessonModel& source, KvCacheLesson& lesson, int up_to);
+
 /// `lesson shapes --json`: one head's shapes for a config beside the teaching world's.
 nlohmann::json shapes_json(const ShapesLesson& config, const ShapesLesson& world);
 

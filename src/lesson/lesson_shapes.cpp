@@ -32,8 +32,7 @@ json read_config(const std::string& path) { return read_json_file(path, "config 
 ShapesLesson shapes_for(int64_t T, int64_t C, int64_t H, int64_t Hkv, int64_t d_qk,
                         int64_t d_v) {
   LLM0_CHECK(T >= 1, "--tokens must be >= 1, got {}", T);
-  // keeps T·T·d_h multiply-adds far inside 64 bits
-  LLM0_CHECK(T <= (int64_t{1} << 24), "--tokens must be <= 16,777,216, got {}", T);
+  LLM0_CHECK(T <= kShapesMaxTokens, "--tokens must be <= 16,777,216, got {}", T);
   LLM0_CHECK(C >= 1 && H >= 1 && Hkv >= 1 && d_qk >= 1 && d_v >= 1,
              "shape sizes must be >= 1 (d_model {}, heads {}, KV heads {}, d_qk {}, d_v {})", C,
              H, Hkv, d_qk, d_v);

@@ -27,6 +27,9 @@ struct ShapeStep {
   uint64_t multiply_adds = 0;        ///< product of the three sizes (full matrix, no causal skip)
 };
 
+/// The most tokens T a shapes lesson takes: keeps T·T·d_h multiply-adds far inside 64 bits.
+inline constexpr int64_t kShapesMaxTokens = int64_t{1} << 24;
+
 /// The shapes of one head for one source.
 struct ShapesLesson {
   std::string source;                ///< config path or teaching-world path

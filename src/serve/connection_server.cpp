@@ -281,21 +281,28 @@ int ConnectionServer::bind_listener(const std::string& host, int port) {
   return bound;
 }
 
-ConnectionServer& ConnectionServer::Get(const std::string& pattern, Handler handler) {
-  httplib::Server::Get(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
+namespace {
+
+// The handler, marking the request as read whole first (request_read()).
+httplib::Server::Handler marked_read(httplib::Server::Handler h) {
+  return [h = std::move(h)](const httplib::Request& q, httplib::Response& r) {
     request_read(last_request(q));
     h(q, r);
-  });
+  };
+}
+
+}  // namespace
+
+ConnectionServer& ConnectionServer::add(AddRoute add, const std::string& pattern, Handler handler) {
+  (this->*add)(pattern, marked_read(std::move(handler)));
   return *this;
 }
 
-ConnectionServer& ConnectionServer::Post(const std::string& pattern, Handler handler) {
-  httplib::Server::Post(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
-    request_read(last_request(q));
-    h(q, r);
-  });
-  return *this;
-}
+ConnectionServer& ConnectionServer::Get(const std::string& p, Handler h) { return add(&httplib::Server::Get, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Post(const std::string& p, Handler h) { return add(&httplib::Server::Post, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Put(const std::string& p, Handler h) { return add(&httplib::Server::Put, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Patch(const std::string& p, Handler h) { return add(&httplib::Server::Patch, p, std::move(h)); }
+ConnectionServer& ConnectionServer::Delete(const std::string& p, Handler h) { return add(&httplib::Server::Delete, p, std::move(h)); }
 
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
   if (OverflowResponder* o = OverflowResponder::current()) {
@@ -364,19 +371,29 @@ void close_after_response() {
   if (ConnectionQueue* q = ConnectionQueue::current()) q->closing(tl_connection);
 }
 
+namespace {
+
+// " (llm0 serve --read-timeout)": the option that sets a limit, when the command has one.
+std::string option(const ConnectionLimits& l, const char* name) {
+  return l.command.empty() ? "" : format(" ({} {})", l.command, name);
+}
+
+}  // namespace
+
 std::string request_timeout_message() {
   const Connection* c = tl_connection;
   if (!c) return "";
   const ConnectionLimits& l = c->stream->limits();
   switch (c->stream->cut()) {
     case Cut::deadline:
-      return format("the request was not received within {} s (llm0 serve --request-timeout)", l.request_timeout_s);
+      return format("the request was not received within {} s{}", l.request_timeout_s,
+                    option(l, "--request-timeout"));
     case Cut::stall:
-      return format("no byte of the request arrived for {} s (llm0 serve --read-timeout)", l.read_timeout_s);
+      return format("no byte of the request arrived for {} s{}", l.read_timeout_s, option(l, "--read-timeout"));
     case Cut::evicted:
-      return format("the request was still arriving after {} s while every connection slot was taken (llm0 "
-                    "serve --max-connections): the slowest request makes room for a new connection",
-                    l.reading_grace_s);
+      return format("the request was still arriving after {} s while every connection slot was taken{}: "
+                    "the slowest request makes room for a new connection",
+                    l.reading_grace_s, option(l, "--max-connections"));
     case Cut::none: break;
   }
   return "";

@@ -39,6 +39,8 @@ struct ConnectionLimits {
   int keep_alive_timeout_s = 5;   // an idle keep-alive connection waits this long for a request
   int keep_alive_max_requests = 1000;  // requests per connection before it is closed (>= 1;
                                        // nginx's keepalive_requests; httplib's own default is 5)
+  std::string command = "llm0 serve";  // whose options set these limits, named in 408 messages
+                                       // ("" = fixed limits: no option named)
 };
 
 /// What the overflow path answers besides 503 (called on the overflow thread).
@@ -51,10 +53,13 @@ struct OverflowRoutes {
 class ConnectionServer : public httplib::Server {
  public:
   ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes);
-  /// httplib's Get and Post, the handler marking the request as read whole first (request_read():
-  /// from then on its connection is never evicted).
+  /// httplib's Get, Post, Put, Patch and Delete, the handler marking the request as read whole
+  /// first (request_read(): from then on its connection is never evicted).
   ConnectionServer& Get(const std::string& pattern, Handler handler);
   ConnectionServer& Post(const std::string& pattern, Handler handler);
+  ConnectionServer& Put(const std::string& pattern, Handler handler);
+  ConnectionServer& Patch(const std::string& pattern, Handler handler);
+  ConnectionServer& Delete(const std::string& pattern, Handler handler);
   /// The server has been told to stop (stop()): requests still arriving are not served.
   bool stopping() const { return svr_sock_ == INVALID_SOCKET; }
   /// After bind: lets the kernel queue up to `backlog` connections not yet accepted (httplib
@@ -67,6 +72,9 @@ class ConnectionServer : public httplib::Server {
 
  private:
   bool process_and_close_socket(socket_t sock) override;
+  // httplib's registration of one method (Server::Get, Post, ...), given the marked handler.
+  using AddRoute = httplib::Server& (httplib::Server::*)(const std::string&, Handler);
+  ConnectionServer& add(AddRoute add, const std::string& pattern, Handler handler);
 
   ConnectionLimits limits_;
   OverflowRoutes routes_;

@@ -1,8 +1,9 @@
 // Browser tests of the `llm0 explore` pages (run by tests/browser/test_explore.sh, which starts the
 // server and writes the static export): Debian's chromium driven by playwright-core. Per page: no
 // console errors, no request leaving 127.0.0.1 (every other host is aborted and fails the test),
-// screenshots at 1280×800 and 390×844, the language switch changes every heading; and the lessons'
-// numbers equal the CLI's: the stepper (9 vs 4 K/V, 19 vs 10 q·k per head after three clicks),
+// screenshots at 1280×800 and 390×844, the page no wider than a 390 px phone (with the panels
+// filled; on the model page also with a long sentence), the language switch changes every
+// heading; and the lessons' numbers equal the CLI's: the stepper (9 vs 4 K/V, 19 vs 10 q·k per head after three clicks),
 // the growth table at L = 1,024, the teaching world's cache-vs-recompute outputs, the swap test, a pasted DeepSeek-V2 config (69,120 B/token), the
 // heat maps (rows sum to 100%, upper triangle empty). The export is checked again from file://.
 // Usage: LLM0=... ROOT=... PORT=... EXPORT=DIR EXPORT_RC=FILE EXPORT_LOG=FILE ARTIFACTS=DIR node explore_test.mjs
@@ -83,6 +84,22 @@ async function worldCache(page) {
   assert.deepEqual(rows, c.cached.map((r) => r.map((v) => v.toFixed(3)).join(" ")), "cached output vectors = CLI");
   assert.match(await page.$eval("#same-world .verdict", (e) => e.className), /\bok\b/);
 }
+// The anchor ledger's fixed state in the CLI's words and format (`llm0 kv` prints "fixed state
+// 153,944,064 B (146.81 MiB)"): the same number, formatted by the same rule.
+async function ledgerFixedState(page) {
+  const out = execFileSync(LLM0, ["kv", "configs/reference/course-anchor-hybrid.json"], {cwd: ROOT, encoding: "utf8"});
+  const fixed = /fixed state\s+[\d,]+ B \(([^)]+)\)/.exec(out);
+  assert.ok(fixed, `no fixed state line in llm0 kv's output:\n${out}`);
+  const note = await text(page, "#ledger .note");
+  assert.ok(note.includes(fixed[1]), `the ledger's note gives the fixed state as llm0 kv does (${fixed[1]}): ${note}`);
+}
+// Every visible string of a Chinese page comes from the zh table: the engine's English name of a
+// lesson model ("… (random weights, seed 1)") is translated.
+async function noEnglishModelNames(page) {
+  const body = await page.evaluate(() => document.body.innerText);
+  assert.ok(!body.includes("random weights"), "English 'random weights' on the Chinese page");
+  assert.ok(body.includes("随机权重"), "the lesson models named in Chinese");
+}
 async function swapTest(page, asker) {
   await page.click(`#swap-test .token-picker button[data-token="${asker}"]`);
   await page.waitForSelector(`#swap-test .token-picker button[data-token="${asker}"][aria-pressed="true"]`);
@@ -135,6 +152,36 @@ async function heatmaps(page) {
     }
   }
 }
+// A phone (390 px): the page is never wider than the viewport — tables scroll in their own box,
+// long words and commands wrap. On failure, the elements reaching past the right edge are named.
+async function fitsPhone(page, what) {
+  const r = await page.evaluate(() => {
+    const W = window.innerWidth;
+    const clipped = (e) => {  // inside a box that scrolls or clips (a table's own scroller)
+      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+        if (getComputedStyle(a).overflowX !== "visible") return true;
+      return false;
+    };
+    const wide = [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().right > W + 0.5 && !clipped(e))
+      .map((e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${[...e.classList].join(".")} right=${Math.round(e.getBoundingClientRect().right)}`);
+    return {scroll: document.documentElement.scrollWidth, W, wide: wide.slice(0, 12)};
+  });
+  assert.ok(r.scroll <= r.W, `${what}: page ${r.scroll} px wide in a ${r.W} px viewport; past the edge:\n${r.wide.join("\n")}`);
+}
+// The model page with a long sentence (a word longer than a phone's line, spaces elsewhere) in
+// both panels, at the phone's width.
+async function longSentence(page) {
+  const s = "Once upon a time, Timandhisverylongfriendnamewentfaraway ━━━━━━ far away.";
+  await page.fill("#heat-text", s);
+  await page.click("#heat-go");
+  await page.fill("#gen-text", s);
+  await page.click("#gen-go");
+  await settled(page);
+  await noPanelErrors(page);
+  await page.waitForFunction(() => document.querySelectorAll("#gen-steps tbody tr").length > 1, null, {timeout: 60000});
+  await page.waitForTimeout(4000);  // the continuation's animation (90 ms a step) has run
+}
 async function languageSwitch(page) {
   const before = await headings(page);
   await page.click("#lang-switch");
@@ -176,9 +223,13 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       if (id === "lineage" && origin === "live") await paste(page);
       if (id === "model") await heatmaps(page);
       await languageSwitch(page);
+      if (id === "kv-cache") { await ledgerFixedState(page); await noEnglishModelNames(page); }
       await page.evaluate(() => window.scrollTo(0, 0));  // the sticky header at the top of the picture
       await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-1280x800.png`, fullPage: true});
       await page.setViewportSize({width: 390, height: 844});
+      await fitsPhone(page, `${id} at 390×844`);
+      if (id === "model" && origin === "live") { await longSentence(page); await fitsPhone(page, "model, a long sentence, at 390×844"); }
+      await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-390x844.png`, fullPage: true});
       await page.context().close();
       assert.equal(consoleErrors.length, expectErrors, `console errors:\n${consoleErrors.join("\n")}`);

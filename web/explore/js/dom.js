@@ -36,11 +36,13 @@
   x.fmtInt = function (n) { return Math.round(n).toLocaleString("en-US"); };
   x.fmtFixed = function (v, digits) { return Number(v).toFixed(digits); };
   x.fmtPct = function (v, digits) { return (v * 100).toFixed(digits === undefined ? 1 : digits) + "%"; };
-  // Binary units as the course writes them: 65,536 B = 64 KiB, 16 GiB.
+  // Binary units as the course writes them, by the CLI's rule (src/ledger/kv_format.cpp
+  // format_bytes): the largest unit the value reaches, at most two decimals, trailing zeros
+  // dropped — 65,536 B = 64 KiB, 2,949,120 B = 2.81 MiB, 16 GiB; under 1 KiB "1,000 B".
   x.fmtBytes = function (b) {
-    var units = ["B", "KiB", "MiB", "GiB", "TiB"], i = 0, v = b;
+    var units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"], i = 0, v = b;
     while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
     if (i === 0) return x.fmtInt(b) + " B";
-    return (Number.isInteger(v) ? String(v) : v.toFixed(2)) + " " + units[i];
+    return String(Number(v.toFixed(2))) + " " + units[i];
   };
 })(window.llm0x = window.llm0x || {});

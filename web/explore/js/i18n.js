@@ -15,6 +15,13 @@
     return s.replace(/\{(\w+)\}/g, function (m, name) { return name in vars ? String(vars[name]) : m; });
   };
 
+  // The engine's name of a lesson model, "CONFIG (random weights, seed N)" (src/lesson/
+  // lesson_json.cpp), in the page's language; any other name (a loaded model's path) as it is.
+  x.modelLabel = function (name) {
+    var m = /^(.*) \(random weights, seed (\d+)\)$/.exec(String(name));
+    return m ? x.t("model.randomWeights", {config: m[1], seed: m[2]}) : String(name);
+  };
+
   // Picks the language before the first render; serverLang is info.lang.
   x.chooseLang = function (serverLang) {
     var fromUrl = new URLSearchParams(location.search).get("lang");

@@ -25,9 +25,10 @@
       prov.textContent = "";
       prov.appendChild(x.el("span", {class: "prov-label", text: x.t("prov.label")}));
       prov.appendChild(document.createTextNode(x.t(text) + " "));
-      // Each word unbreakable (a flag never splits after its "--"); lines break at spaces.
+      // Lines break at spaces, each word kept whole (a flag never splits after its "--") unless
+      // it is wider than the line (a long path or sentence): then it breaks inside (CSS .word).
       if (command) prov.appendChild(x.el("code", {class: "prov-cmd"}, command.split(" ").map(function (w, i) {
-        return [i ? " " : "", x.el("span", {class: "nowrap", text: w})];
+        return [i ? " " : "", x.el("span", {class: "word", text: w})];
       })));
     };
     p.load = function (promise, render, target) {

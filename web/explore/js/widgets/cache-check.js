@@ -18,8 +18,8 @@
       grid.appendChild(box);
       panel.load(x.api("lesson/kv-cache", params), function (d) {
         var same = d.same_tokens;
-        box.appendChild(x.el("p", {class: "mono", text: d.model}));
-        box.appendChild(x.el("table", null, x.el("tbody", null,
+        box.appendChild(x.el("p", {class: "mono", text: x.modelLabel(d.model)}));
+        box.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", {class: "pairs"}, x.el("tbody", null,
           x.el("tr", null, x.el("td", {text: x.t("kv.same.maxDiff")}),
                x.el("td", {class: "max-diff", text: Number(d.max_logit_diff).toExponential(2)})),
           x.el("tr", null, x.el("td", {text: x.t("kv.same.tokensNo")}),
@@ -29,7 +29,7 @@
           (d.cache_bytes || []).map(function (c) {
             return x.el("tr", null, x.el("td", {text: x.t("kv.same.bytes", {dtype: c.dtype, n: c.length})}),
               x.el("td", {text: x.t("kv.same.bytesVal", {e: x.fmtInt(c.engine_bytes), l: x.fmtInt(c.ledger_bytes)})}));
-          }))));
+          })))));
         box.appendChild(x.el("p", {class: same ? "ok verdict" : "bad verdict",
                                    text: x.t(same ? "kv.same.yes" : "kv.same.no")}));
       }, box);

@@ -11,7 +11,8 @@
     var area = x.el("textarea", {id: "paste-config", spellcheck: "false", "aria-label": x.t("paste.label"),
                                  placeholder: x.t("paste.placeholder")});
     area.value = st.text;
-    var ctx = x.el("input", {type: "number", id: "paste-context", min: 0, placeholder: x.t("paste.ctxDefault"), value: st.context});
+    var ctx = x.el("input", {type: "number", id: "paste-context", min: 0, placeholder: x.t("paste.ctxDefault"),
+                             title: x.t("paste.ctxDefaultLong"), value: st.context});
     var dtype = x.el("select", {id: "paste-dtype"}, ["bf16", "fp16", "fp8", "fp32"].map(function (d) {
       return x.el("option", {value: d, selected: d === st.dtype, text: d});
     }));
@@ -44,7 +45,7 @@
         rows.push([x.t("paste.measured", {n: m.tokens, dtype: r.dtype}), x.t("paste.measuredVal",
           {e: x.fmtInt(r.engine_bytes), l: x.fmtInt(r.ledger_bytes)}), i ? null : "paste-measured"]);
       });
-      out.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", null, x.el("tbody", null, rows.map(function (r) {
+      out.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", {class: "pairs"}, x.el("tbody", null, rows.map(function (r) {
         return x.el("tr", null, x.el("td", {text: r[0]}), x.el("td", {id: r[2] || null, class: r[2] === "paste-per-token" ? "big" : null, text: r[1]}));
       })))));
       out.appendChild(x.el("ul", null, (d.groups || []).map(function (g) {

@@ -30,8 +30,11 @@
         .map(function (k) { return x.el("th", {text: x.t(k)}); }))), table)));
     var timer = null, requests = 0;
 
+    // tok: one token's piece, or the whole prompt for the prefill row (cut to its first 24
+    // characters there, all of it on hover: the text above shows it whole).
     function row(i, tok, s) {
-      return x.el("tr", null, x.el("td", {text: i}), x.el("td", {class: "mono", text: tok}),
+      var chars = Array.from(tok), shown = chars.length > 24 ? chars.slice(0, 24).join("") + "…" : tok;
+      return x.el("tr", null, x.el("td", {text: i}), x.el("td", {class: "mono", text: shown, title: tok}),
         x.el("td", {text: x.fmtInt(s.cache_bytes)}), x.el("td", {text: x.fmtInt(s.kv_projected)}),
         x.el("td", {text: x.fmtInt(s.qk_scores)}));
     }

@@ -70,7 +70,7 @@
                                 c: x.fmtInt(r.qkNoCache * H), e: x.fmtInt(r.qkCache * H), H: H}), " ",
         x.el("span", {class: same ? "ok" : "bad", text: x.t(same ? "kv.growth.agree" : "kv.growth.disagree")})));
       out.appendChild(x.el("p", {class: "growth-note", text: x.t("kv.growth.orders")}));
-      out.appendChild(x.el("p", {class: "mono growth-model", text: x.t("kv.growth.model", {m: d.growth_model})}));
+      out.appendChild(x.el("p", {class: "mono growth-model", text: x.t("kv.growth.model", {m: x.modelLabel(d.growth_model)})}));
     }
     function load() {
       out.textContent = "";

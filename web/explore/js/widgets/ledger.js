@@ -27,7 +27,8 @@
         x.t("kv.ledger.atContext", {n: x.fmtInt(d.context), b: x.fmtBytes(d.kv_bytes_at_context)})));
       if (product !== d.kv_bytes_per_token) panel.showError(x.t("kv.ledger.mismatch", {p: product}));
       if (d.hybrid) panel.body.appendChild(x.el("p", {class: "note", text: x.t("kv.ledger.hybrid",
-        {linear: d.layers.linear_attention || 0, state: x.fmtBytes(d.linear_state_bytes)})}));
+        {linear: d.layers.linear_attention || 0, state: x.fmtBytes(d.fixed_state_bytes),
+         delta: x.fmtBytes(d.linear_state_bytes), conv: x.fmtBytes(d.conv_state_bytes || 0)})}));
     });
   };
 })(window.llm0x = window.llm0x || {});

@@ -71,7 +71,7 @@
         return per(r[0]) + "  ·  " + per(r[1]);
       })),
       entry("linear", "linear", numbers(both(kv(ANCHOR, {context: CTX}), kv("qwen3-next-80b-a3b", {})), function (r) {
-        return x.t("tl.linear.num", {layers: r[0].layers.linear_attention, state: x.fmtBytes(r[0].linear_state_bytes)}) +
+        return x.t("tl.linear.num", {layers: r[0].layers.linear_attention, state: x.fmtBytes(r[0].fixed_state_bytes)}) +
                "  ·  " + per(r[1]);
       }))));
   };
