@@ -5,7 +5,8 @@
 # for configs/bench-1m.json, bench-10m.json, llm0-30m.json (and llm0-small.json, the `make run`
 # preset, with MODELS="small") at 1 and 2 threads. Prints a markdown
 # table: medians (min–max) of REPS runs and the ratio after / before (median of per-run ratios);
-# for training also the median MFU against sgemm and against the FMA peak, each run's own.
+# for training also the ratio in CPU time per step (before / after; what load on shared cores
+# does not change at 1 thread) and the median MFU against sgemm, by wall clock and in CPU time.
 #
 #   scripts/bench_ab.sh BEFORE_LLM0 AFTER_LLM0
 # e.g. git worktree add /tmp/before HEAD~1 && cmake -S /tmp/before -B /tmp/before/build &&
@@ -67,8 +68,8 @@ for line in open(sys.argv[1]):
     rows.append((side, what, model, threads, json.loads(js)))
 def vals(side, what, model, threads, key):
     return [d[key] for s, w, m, t, d in rows if (s, w, m, t) == (side, what, model, threads)]
-print("| what | model | threads | before tok/s | after tok/s | after / before | MFU vs sgemm (vs FMA peak), before → after |")
-print("|---|---|---|---|---|---|---|")
+print("| what | model | threads | before tok/s | after tok/s | after / before | in CPU time | MFU vs sgemm, wall (CPU time), before → after |")
+print("|---|---|---|---|---|---|---|---|")
 keys = [("training", "train", "tokens_per_s"), ("prefill pp64", "generate", "prefill_tokens_per_s"),
         ("decode tg128", "generate", "decode_tokens_per_s")]
 seen = []
@@ -80,9 +81,12 @@ for label, what, key in keys:
         b, a = vals("before", w, m, t, key), vals("after", w, m, t, key)
         r = [x / y for x, y in zip(a, b)]
         f = lambda xs: f"{statistics.median(xs):,.0f} ({min(xs):,.0f}–{max(xs):,.0f})"
-        mfu = "—"
-        if what == "train" and vals("before", w, m, t, "mfu") and vals("after", w, m, t, "mfu"):
+        mfu, cpu = "—", "—"
+        if what == "train" and vals("before", w, m, t, "mfu_cpu") and vals("after", w, m, t, "mfu_cpu"):
             pc = lambda side, k: f"{100 * statistics.median(vals(side, w, m, t, k)):.0f}%"
-            mfu = f"{pc('before', 'mfu')} ({pc('before', 'mfu_fma')}) → {pc('after', 'mfu')} ({pc('after', 'mfu_fma')})"
-        print(f"| {label} | {m} | {t} | {f(b)} | {f(a)} | **{statistics.median(r):.2f}×** ({min(r):.2f}–{max(r):.2f}) | {mfu} |")
+            mfu = f"{pc('before', 'mfu')} ({pc('before', 'mfu_cpu')}) → {pc('after', 'mfu')} ({pc('after', 'mfu_cpu')})"
+            rc = [x / y for x, y in zip(vals("before", w, m, t, "cpu_seconds_per_step"),
+                                        vals("after", w, m, t, "cpu_seconds_per_step"))]
+            cpu = f"{statistics.median(rc):.2f}× ({min(rc):.2f}–{max(rc):.2f})"
+        print(f"| {label} | {m} | {t} | {f(b)} | {f(a)} | **{statistics.median(r):.2f}×** ({min(r):.2f}–{max(r):.2f}) | {cpu} | {mfu} |")
 PY

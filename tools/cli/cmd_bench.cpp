@@ -5,7 +5,7 @@
 //     full training steps (zero_grad, forward, backward, AdamW) on synthetic tokens from random
 //     weights: tokens/s, achieved GFLOP/s by the PaLM formula (ledger/flops.h), the measured
 //     sgemm ceiling (ledger/sgemm_peak.h) and FMA peak (ledger/fma_peak.h); achieved / each is
-//     the model FLOPs utilisation (MFU).
+//     the model FLOPs utilisation (MFU); mfu_cpu is the same ratio in CPU time (busy machines).
 //   bench generate --model DIR | --config C.json [--prompt-tokens 64 --gen-tokens 128]
 //     prefill of a P-token prompt and decode of G tokens with the KV cache (Model::forward_cached),
 //     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
@@ -94,15 +94,17 @@ void run_bench_train(const TrainBenchArgs& a) {
   };
   for (int i = 0; i < a.warmup; ++i) step();
   const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_seconds();
   for (int i = 0; i < a.steps; ++i) step();
-  const double secs = seconds_since(t0);
+  const double secs = seconds_since(t0), cpu_secs = process_cpu_seconds() - cpu0;
   const double tok_s = (double)n * a.steps / secs;
   const double gflops = tok_s * train_flops_per_token(cfg, a.seq) / 1e9;
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "train"}, {"config", a.config},
                       {"threads", num_threads()}, {"batch_size", a.batch}, {"seq_len", a.seq},
                       {"steps", a.steps}, {"num_parameters", model.num_parameters()},
                       {"matmul_parameters", matmul_parameters(cfg)},
-                      {"seconds_per_step", secs / a.steps}, {"tokens_per_s", tok_s},
+                      {"seconds_per_step", secs / a.steps},
+                      {"cpu_seconds_per_step", cpu_secs / a.steps}, {"tokens_per_s", tok_s},
                       {"gflops", gflops}, {"last_loss", loss}};
   j["openblas_core"] = openblas_core().core;
   j["kernel_isa"] = isa_name(kernel_isa());
@@ -113,6 +115,12 @@ void run_bench_train(const TrainBenchArgs& a) {
     j["fma_peak_gflops"] = fma;
     j["mfu"] = gflops / peak;
     j["mfu_fma"] = gflops / fma;
+    // The same ratio in CPU time (GFLOP per CPU-second, steps and sgemm alike): on cores shared
+    // with other processes the wall-clock figures drop with the load, this one does not (at
+    // 1 thread; at more threads it also counts the time threads spin waiting for each other).
+    const double sgemm_cpu = measure_sgemm_gflops(a.sgemm_n, 3, true);
+    j["sgemm_cpu_gflops"] = sgemm_cpu;
+    j["mfu_cpu"] = (double)n * train_flops_per_token(cfg, a.seq) / (cpu_secs / a.steps) / 1e9 / sgemm_cpu;
   }
   emit(j, a.json);
 }
