@@ -67,7 +67,8 @@ for line in open(sys.argv[1]):
     side, what, model, threads, js = line.split(" ", 4)
     rows.append((side, what, model, threads, json.loads(js)))
 def vals(side, what, model, threads, key):
-    return [d[key] for s, w, m, t, d in rows if (s, w, m, t) == (side, what, model, threads)]
+    # a key an older binary does not print (mfu_cpu, cpu_seconds_per_step) gives an empty list
+    return [d[key] for s, w, m, t, d in rows if (s, w, m, t) == (side, what, model, threads) and key in d]
 print("| what | model | threads | before tok/s | after tok/s | after / before | in CPU time | MFU vs sgemm, wall (CPU time), before → after |")
 print("|---|---|---|---|---|---|---|---|")
 keys = [("training", "train", "tokens_per_s"), ("prefill pp64", "generate", "prefill_tokens_per_s"),
