@@ -5,7 +5,21 @@
 
 namespace llm0 {
 
-TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_) : B(B_), T(T_) {
+bool mlp_gate_up_stacked(const ModelConfig& c, std::span<const Block> blocks) {
+  if (c.mlp() != MlpKind::SwiGLU) return false;
+  for (const Block& b : blocks) {
+    if (b.ffn != FfnKind::Mlp) continue;
+    const MlpWeights& w = b.mlp.w;
+    const long FC = (long)b.mlp.F() * c.hidden_size;
+    if (!w.gate_w.f32 || w.up_w.f32 != w.gate_w.f32 + FC || w.gate_b || w.up_b || !w.dgate_w ||
+        w.dup_w != w.dgate_w + FC)
+      return false;
+  }
+  return true;
+}
+
+TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_, bool fuse_gate_up)
+    : B(B_), T(T_), fuse_gate_up_(fuse_gate_up) {
   const size_t N = (size_t)B * T;
   tokens.resize(N), targets.resize(N), positions.resize(N);
   for (size_t n = 0; n < N; ++n) positions[n] = (int)(n % (size_t)T);
@@ -101,9 +115,7 @@ void TrainPlan::carve(const ModelConfig& c) {
   const size_t N = (size_t)B * T, C = c.hidden_size, F = c.intermediate_size;
   const bool ln = c.norm == NormKind::LayerNorm, mla = c.mla.enabled();
   const bool swiglu = c.mlp() == MlpKind::SwiGLU;
-  // SwiGLU without biases: gate_proj and up_proj are adjacent in the store (param_table.cpp), so
-  // the dense MLP multiplies by them as one stacked [2F, C] matrix (layers/mlp.h).
-  const bool fused_gate_up = swiglu && !c.mlp_bias;
+  const bool fused_gate_up = swiglu && fuse_gate_up_;  // [N, 2F] gate|up rows (layers/mlp.h)
   Arena& a = arena;
   const auto take = [&a](size_t n) { return a.take(n); };
   blocks.assign((size_t)c.num_hidden_layers, BlockSaved{});
