@@ -5,7 +5,7 @@
 //     full training steps (zero_grad, forward, backward, AdamW) on synthetic tokens from random
 //     weights: tokens/s, achieved GFLOP/s by the PaLM formula (ledger/flops.h), the measured
 //     sgemm ceiling (ledger/sgemm_peak.h) and FMA peak (ledger/fma_peak.h); achieved / each is
-//     the model FLOPs utilisation (MFU); mfu_cpu is the same ratio in CPU time (busy machines).
+//     the model FLOPs utilisation (MFU).
 //   bench generate --model DIR | --config C.json [--prompt-tokens 64 --gen-tokens 128]
 //     prefill of a P-token prompt and decode of G tokens with the KV cache (Model::forward_cached),
 //     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
@@ -16,6 +16,7 @@
 //     G tokens (seconds per token, and per token the q·k scores and cached K/V bytes the attention
 //     read, from the engine's counters): how decode cost grows with context, full attention vs
 //     sliding-window layers (whose ring caches hold W positions).
+// bench train's mfu_cpu is its MFU in CPU time, the figure to compare on a busy machine.
 // --json prints one JSON object on stdout instead of the text lines.
 #include <algorithm>
 #include <chrono>
@@ -110,17 +111,17 @@ void run_bench_train(const TrainBenchArgs& a) {
   j["kernel_isa"] = isa_name(kernel_isa());
   if (a.sgemm_n > 0) {
     const double peak = measure_sgemm_gflops(a.sgemm_n, 3), fma = measure_fma_gflops(num_threads());
+    // MFU in CPU time (GFLOP per CPU-second, steps and sgemm alike): on cores shared with other
+    // processes the wall-clock figures drop with the load, this one does not (at 1 thread; at more
+    // threads it also counts the time threads spin waiting for each other).
+    const double sgemm_cpu = measure_sgemm_gflops(a.sgemm_n, 3, true);
+    j["sgemm_cpu_gflops"] = sgemm_cpu;
+    j["mfu_cpu"] = (double)n * train_flops_per_token(cfg, a.seq) / (cpu_secs / a.steps) / 1e9 / sgemm_cpu;
     j["sgemm_n"] = a.sgemm_n;
     j["sgemm_gflops"] = peak;
     j["fma_peak_gflops"] = fma;
     j["mfu"] = gflops / peak;
     j["mfu_fma"] = gflops / fma;
-    // The same ratio in CPU time (GFLOP per CPU-second, steps and sgemm alike): on cores shared
-    // with other processes the wall-clock figures drop with the load, this one does not (at
-    // 1 thread; at more threads it also counts the time threads spin waiting for each other).
-    const double sgemm_cpu = measure_sgemm_gflops(a.sgemm_n, 3, true);
-    j["sgemm_cpu_gflops"] = sgemm_cpu;
-    j["mfu_cpu"] = (double)n * train_flops_per_token(cfg, a.seq) / (cpu_secs / a.steps) / 1e9 / sgemm_cpu;
   }
   emit(j, a.json);
 }
