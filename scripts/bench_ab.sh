@@ -2,8 +2,11 @@
 # Before/after of a speed change: two llm0 binaries, interleaved run by run on the same inputs.
 #   training tokens/s      `llm0 bench train`, [B, T] = [8, 256] (as make bench-peers)
 #   prefill / decode tok/s `llm0 bench generate`, pp64 / tg128 from an empty KV cache
-# for configs/bench-1m.json, bench-10m.json, llm0-30m.json at 1 and 2 threads. Prints a markdown
-# table: medians (min–max) of REPS runs and the ratio after / before (median of per-run ratios).
+# for configs/bench-1m.json, bench-10m.json, llm0-30m.json (and llm0-small.json, the `make run`
+# preset, with MODELS="small") at 1 and 2 threads. Prints a markdown
+# table: medians (min–max) of REPS runs and the ratio after / before (median of per-run ratios);
+# for training also the ratio in CPU time per step (before / after; what load on shared cores
+# does not change at 1 thread) and the median MFU against sgemm, by wall clock and in CPU time.
 #
 #   scripts/bench_ab.sh BEFORE_LLM0 AFTER_LLM0
 # e.g. git worktree add /tmp/before HEAD~1 && cmake -S /tmp/before -B /tmp/before/build &&
@@ -22,10 +25,11 @@ REPS=${REPS:-3}
 THREADS=${THREADS:-"1 2"}
 MODELS=${MODELS:-"1m 10m 30m"}
 WHAT=${WHAT:-"train generate"}
-declare -A CONFIG=([1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json)
-declare -A STEPS=([1m]=8 [10m]=3 [30m]=2)
+declare -A CONFIG=([1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json
+                  [small]=configs/llm0-small.json)
+declare -A STEPS=([1m]=8 [10m]=3 [30m]=2 [small]=3)
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
-for m in $MODELS; do [ -n "${CONFIG[$m]:-}" ] || die "unknown model '$m' in MODELS (known: 1m 10m 30m)"; done
+for m in $MODELS; do [ -n "${CONFIG[$m]:-}" ] || die "unknown model '$m' in MODELS (known: 1m 10m 30m small)"; done
 for w in $WHAT; do [[ $w = train || $w = generate ]] || die "unknown '$w' in WHAT (known: train generate)"; done
 for t in $THREADS; do [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must list positive integers, not '$t'"; done
 RESULTS=$(mktemp)
@@ -63,9 +67,10 @@ for line in open(sys.argv[1]):
     side, what, model, threads, js = line.split(" ", 4)
     rows.append((side, what, model, threads, json.loads(js)))
 def vals(side, what, model, threads, key):
-    return [d[key] for s, w, m, t, d in rows if (s, w, m, t) == (side, what, model, threads)]
-print("| what | model | threads | before tok/s | after tok/s | after / before |")
-print("|---|---|---|---|---|---|")
+    # a key an older binary does not print (mfu_cpu, cpu_seconds_per_step) gives an empty list
+    return [d[key] for s, w, m, t, d in rows if (s, w, m, t) == (side, what, model, threads) and key in d]
+print("| what | model | threads | before tok/s | after tok/s | after / before | in CPU time | MFU vs sgemm, wall (CPU time), before → after |")
+print("|---|---|---|---|---|---|---|---|")
 keys = [("training", "train", "tokens_per_s"), ("prefill pp64", "generate", "prefill_tokens_per_s"),
         ("decode tg128", "generate", "decode_tokens_per_s")]
 seen = []
@@ -77,5 +82,12 @@ for label, what, key in keys:
         b, a = vals("before", w, m, t, key), vals("after", w, m, t, key)
         r = [x / y for x, y in zip(a, b)]
         f = lambda xs: f"{statistics.median(xs):,.0f} ({min(xs):,.0f}–{max(xs):,.0f})"
-        print(f"| {label} | {m} | {t} | {f(b)} | {f(a)} | **{statistics.median(r):.2f}×** ({min(r):.2f}–{max(r):.2f}) |")
+        mfu, cpu = "—", "—"
+        if what == "train" and vals("before", w, m, t, "mfu_cpu") and vals("after", w, m, t, "mfu_cpu"):
+            pc = lambda side, k: f"{100 * statistics.median(vals(side, w, m, t, k)):.0f}%"
+            mfu = f"{pc('before', 'mfu')} ({pc('before', 'mfu_cpu')}) → {pc('after', 'mfu')} ({pc('after', 'mfu_cpu')})"
+            rc = [x / y for x, y in zip(vals("before", w, m, t, "cpu_seconds_per_step"),
+                                        vals("after", w, m, t, "cpu_seconds_per_step"))]
+            cpu = f"{statistics.median(rc):.2f}× ({min(rc):.2f}–{max(rc):.2f})"
+        print(f"| {label} | {m} | {t} | {f(b)} | {f(a)} | **{statistics.median(r):.2f}×** ({min(r):.2f}–{max(r):.2f}) | {cpu} | {mfu} |")
 PY

@@ -8,6 +8,7 @@
 
 #include "core/check.h"
 #include "core/params.h"
+#include "core/threads.h"
 #include "train/adamw.h"
 
 using llm0::AdamW;
@@ -162,6 +163,44 @@ TEST(AdamW, RestoredStateContinuesIdentically) {
   }
   for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a.data()[i], b.data()[i]) << i;
   EXPECT_EQ(opt_b.step_count(), 5);
+}
+
+// Above the OpenMP threshold each tensor's elements are split among the threads: 1 and 2 threads
+// must give the same parameters and moments bit for bit, and only the 2-D tensors decay (a zero
+// gradient leaves m = v = 0, so the update is exactly p · (1 − lr · weight_decay) or p).
+TEST(AdamW, ThreadCountDoesNotChangeTheStep) {
+  auto declare = [](ParamStore& s) {  // odd sizes, 40 013 floats in all (> the 32 768 threshold)
+    s.declare("a.weight", {97, 301});
+    s.declare("a.bias", {97});
+    s.declare("b.weight", {31, 333});
+    s.declare("norm.weight", {7});
+    s.finalize();
+  };
+  ParamStore one, two, still;
+  declare(one), declare(two), declare(still);
+  ASSERT_GT(one.size(), 32768u);
+  for (ParamStore* s : {&one, &two, &still})
+    for (size_t i = 0; i < s->size(); ++i) s->data()[i] = std::cos(0.11 * i);
+  AdamW opt_one(one), opt_two(two), opt_still(still);
+  for (int step = 0; step < 3; ++step) {
+    for (size_t i = 0; i < one.size(); ++i) one.grad()[i] = two.grad()[i] = std::sin(0.37 * i + step);
+    llm0::set_num_threads(1);
+    opt_one.step(one, 1e-2);
+    llm0::set_num_threads(2);
+    opt_two.step(two, 1e-2);
+  }
+  opt_still.step(still, 1e-2);  // zero gradient, 2 threads
+  llm0::set_num_threads(1);
+  for (size_t i = 0; i < one.size(); ++i) {
+    ASSERT_EQ(one.data()[i], two.data()[i]) << i;
+    ASSERT_EQ(opt_one.m()[i], opt_two.m()[i]) << i;
+    ASSERT_EQ(opt_one.v()[i], opt_two.v()[i]) << i;
+  }
+  const float decay = (float)(1.0 - 1e-2 * AdamWConfig{}.weight_decay);
+  for (const llm0::ParamInfo& p : still.params())
+    for (size_t i = p.offset; i < p.offset + p.numel; ++i)
+      ASSERT_EQ(still.data()[i], (float)std::cos(0.11 * i) * (p.shape.rank() >= 2 ? decay : 1.0f))
+          << p.name << " " << i;
 }
 
 TEST(AdamW, BadConfigAndSizeMismatchThrow) {

@@ -66,6 +66,15 @@ TEST(ModelGrad, FiniteDifferencesEveryTensorLlamaGqaPartialRopeQkNorm) {
   check_gradients(tiny_config(Heads::GQA, PositionKind::Rope, 0.25, true), "qwen3-gqa");
 }
 
+// SwiGLU with mlp_bias: gate_proj and up_proj are not adjacent (a bias lies between them), so the
+// MLP keeps two [N, F] products; the configs above (no biases) run the stacked [N, 2F] one.
+TEST(ModelGrad, FiniteDifferencesEveryTensorSwigluWithMlpBias) {
+  ModelConfig c = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false);
+  c.mlp_bias = true;
+  c.validate();
+  check_gradients(c, "llama + mlp_bias");
+}
+
 TEST(ModelGrad, FiniteDifferencesEveryTensorMqaFullRope) {
   check_gradients(tiny_config(Heads::MQA, PositionKind::Rope, 1.0, false), "llama-mqa");
 }

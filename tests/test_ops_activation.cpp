@@ -87,6 +87,40 @@ TEST(OpsActivation, SwigluBackwardMatchesFiniteDifferences) {
   }
 }
 
+// The row-strided SwiGLU (the MLP's fused [N, 2F] gate|up rows, ld = 2F; or any ld ≥ F) computes
+// each row exactly as the flat op on that row's values gathered contiguous (both use the SIMD
+// formula on 16-lane blocks, a row's tail zero-padded), and writes nothing between rows. The flat
+// op is checked against the reference and finite differences above.
+TEST(OpsActivation, SwigluRowsEqualTheFlatOpRowByRow) {
+  const float sentinel = -7.25f;
+  struct Case { int N, F; long ld; };
+  for (const Case c : {Case{5, 21, 42}, Case{3, 16, 37}, Case{600, 70, 140}, Case{1, 33, 33}}) {
+    SCOPED_TRACE(format("N={} F={} ld={}", c.N, c.F, c.ld));  // 600·70 > the OpenMP threshold
+    std::mt19937 rng(90 + c.F);
+    const size_t NL = (size_t)c.N * c.ld, NF = (size_t)c.N * c.F;
+    const auto gu = rand_vec(NL + c.F, rng, -6, 6);  // gate rows at 0, up rows at +F
+    const auto dh = rand_vec(NF, rng, -2, 2);
+    const float* gate = gu.data();
+    const float* up = gu.data() + c.F;
+    std::vector<float> h(NF), dgu(NL + c.F, sentinel);
+    swiglu_forward_rows(h.data(), gate, up, c.N, c.F, c.ld);
+    swiglu_backward_rows(dgu.data(), dgu.data() + c.F, dh.data(), gate, up, c.N, c.F, c.ld);
+    for (int n = 0; n < c.N; ++n) {
+      const long r = (long)n * c.ld;
+      std::vector<float> g(gate + r, gate + r + c.F), u(up + r, up + r + c.F), hr(c.F);
+      std::vector<float> dg(c.F), du(c.F);
+      swiglu_forward(hr.data(), g.data(), u.data(), c.F);
+      swiglu_backward(dg.data(), du.data(), dh.data() + (long)n * c.F, g.data(), u.data(), c.F);
+      for (int f = 0; f < c.F; ++f) {
+        ASSERT_EQ(h[(size_t)n * c.F + f], hr[f]) << n << "," << f;
+        ASSERT_EQ(dgu[r + f], dg[f]) << n << "," << f;
+        ASSERT_EQ(dgu[r + c.F + f], du[f]) << n << "," << f;
+      }
+      for (long j = 2L * c.F; j < c.ld; ++j) ASSERT_EQ(dgu[r + j], sentinel) << n << "," << j;
+    }
+  }
+}
+
 TEST(OpsActivation, GeluBackwardMatchesFiniteDifferences) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (bool tanh_approx : {false, true}) {

@@ -1,5 +1,6 @@
 // Residual add (y += x): fast vs the double reference (including above the OpenMP threshold) and
-// its gradient w.r.t. both operands vs finite differences.
+// its gradient w.r.t. both operands vs finite differences; y = x + branch vs copy-then-add.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,24 @@ TEST(OpsResidual, AddMatchesReferenceAndFiniteDifferences) {
   residual_add(dstream.data(), r.data(), n);
   EXPECT_TRUE(all_close(dstream, test::fd_grad(sd, loss), 1e-6, 1e-8, "dstream"));
   EXPECT_TRUE(all_close(r, test::fd_grad(xd, loss), 1e-6, 1e-8, "dbranch"));
+}
+
+// residual_add_to(y, x, branch) is the block's forward residual into a new buffer: each element is
+// the one float addition x + branch, so it must equal a copy of x followed by residual_add bit
+// for bit, below and above the OpenMP threshold, and leave both inputs untouched.
+TEST(OpsResidual, AddToEqualsCopyThenAdd) {
+  for (size_t n : {1ul, 17ul, 70000ul}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::mt19937 rng(80 + n);
+    const auto x = rand_vec(n, rng), branch = rand_vec(n, rng);
+    std::vector<float> y(n, std::nanf("")), want = x;
+    residual_add(want.data(), branch.data(), n);
+    auto x_in = x, b_in = branch;
+    residual_add_to(y.data(), x_in.data(), b_in.data(), n);
+    EXPECT_EQ(y, want);
+    EXPECT_EQ(x_in, x);
+    EXPECT_EQ(b_in, branch);
+  }
 }
 
 }  // namespace

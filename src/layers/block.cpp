@@ -1,8 +1,6 @@
 // Pre-norm decoder block. See block.h.
 #include "layers/block.h"
 
-#include <cstring>
-
 #include "core/check.h"
 #include "ops/residual.h"
 
@@ -19,15 +17,13 @@ void Block::forward(int B, int T, const int* positions, BlockSaved& s, const Blo
     gdn.forward(s.ln1, B, T, s.gdn, g.branch);
   else
     attn.forward(s.ln1, B, T, positions, s.attn, g.branch);
-  std::memcpy(s.x_mid, s.x_in, NC * sizeof(float));
-  residual_add(s.x_mid, g.branch, NC);
+  residual_add_to(s.x_mid, s.x_in, g.branch, NC);
   norm2.forward(s.ln2, s.ln2_mean, s.ln2_rstd, s.x_mid, N);
   if (ffn == FfnKind::Moe)
     moe.forward(s.ln2, N, s.moe, g.branch);
   else
     mlp.forward(s.ln2, N, s.mlp, g.branch);
-  std::memcpy(out, s.x_mid, NC * sizeof(float));
-  residual_add(out, g.branch, NC);
+  residual_add_to(out, s.x_mid, g.branch, NC);
 }
 
 void Block::backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,

@@ -8,17 +8,24 @@
 namespace llm0 {
 
 /// Activations of one MLP (training: saved; inference: scratch).
+/// Fused layout (ld = 2F, SwiGLU training): one [N, 2F] buffer GU whose row n is
+/// [gate_proj(x_n) | up_proj(x_n)], gate = GU and up = GU + F; the two projections then run as
+/// one product with the stacked weight [gate_proj; up_proj] [2F, C] (adjacent in the store).
 struct MlpSaved {
-  float* gate = nullptr;  // [N, F] gate_proj output (SwiGLU only)
-  float* up = nullptr;    // [N, F] up_proj output (GELU: pre-activation)
+  float* gate = nullptr;  // [N, F] gate_proj output (SwiGLU only), rows ld apart
+  float* up = nullptr;    // [N, F] up_proj output (GELU: pre-activation), rows ld apart
   float* h = nullptr;     // [N, F] down_proj input
+  long ld = 0;            // row stride of gate and up: 0 = F (separate buffers), 2F = fused
 };
 
-/// Backward scratch, shared by all layers.
+/// Backward scratch, shared by all layers. With ld = 2F: dgate = DGU, dup = DGU + F in one
+/// [N, 2F] buffer (the layout of MlpSaved's fused gate|up), so dx and the stacked weight's
+/// gradient are one product each.
 struct MlpGradScratch {
-  float* dgate = nullptr;  // [N, F]
-  float* dup = nullptr;    // [N, F]
+  float* dgate = nullptr;  // [N, F], rows ld apart
+  float* dup = nullptr;    // [N, F], rows ld apart
   float* dh = nullptr;     // [N, F]
+  long ld = 0;             // 0 = F; 2F = fused (as MlpSaved)
 };
 
 /// Parameter views; biases null unless mlp_bias; gate null for GELU.

@@ -50,7 +50,10 @@ void Model::ensure_plan(int B, int T) {
   LLM0_CHECK(T <= cfg_.max_position_embeddings,
              "sequence length T={} exceeds max_position_embeddings={}", T,
              cfg_.max_position_embeddings);
-  if (!plan_ || plan_->B != B || plan_->T != T) plan_ = std::make_unique<TrainPlan>(cfg_, B, T);
+  // The MLPs' gate|up layout follows where their weights live now (BF16 inference rebinds them).
+  const bool fuse = mlp_gate_up_stacked(cfg_, blocks_);
+  if (!plan_ || plan_->B != B || plan_->T != T || plan_->fuse_gate_up() != fuse)
+    plan_ = std::make_unique<TrainPlan>(cfg_, B, T, fuse);
   if (rope_) rope_->ensure(T);
 }
 

@@ -5,7 +5,21 @@
 
 namespace llm0 {
 
-TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_) : B(B_), T(T_) {
+bool mlp_gate_up_stacked(const ModelConfig& c, std::span<const Block> blocks) {
+  if (c.mlp() != MlpKind::SwiGLU) return false;
+  for (const Block& b : blocks) {
+    if (b.ffn != FfnKind::Mlp) continue;
+    const MlpWeights& w = b.mlp.w;
+    const long FC = (long)b.mlp.F() * c.hidden_size;
+    if (!w.gate_w.f32 || w.up_w.f32 != w.gate_w.f32 + FC || w.gate_b || w.up_b || !w.dgate_w ||
+        w.dup_w != w.dgate_w + FC)
+      return false;
+  }
+  return true;
+}
+
+TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_, bool fuse_gate_up)
+    : B(B_), T(T_), fuse_gate_up_(fuse_gate_up) {
   const size_t N = (size_t)B * T;
   tokens.resize(N), targets.resize(N), positions.resize(N);
   for (size_t n = 0; n < N; ++n) positions[n] = (int)(n % (size_t)T);
@@ -16,6 +30,17 @@ TrainPlan::TrainPlan(const ModelConfig& c, int B_, int T_) : B(B_), T(T_) {
 }
 
 namespace {
+
+// A dense MLP's saved activations: fused, gate|up as one [N, 2F] buffer (rows 2F apart);
+// otherwise gate (SwiGLU only) and up as separate [N, F] buffers.
+void carve_mlp(Arena& a, size_t N, size_t F, bool swiglu, bool fused, MlpSaved& m) {
+  if (fused) {
+    m.gate = a.take(N * 2 * F), m.up = m.gate + F, m.ld = 2 * (long)F;
+  } else {
+    m.gate = swiglu ? a.take(N * F) : nullptr, m.up = a.take(N * F);
+  }
+  m.h = a.take(N * F);
+}
 
 void carve_attention(Arena& a, const ModelConfig& c, size_t N, AttentionSaved& t) {
   const size_t HD = (size_t)c.num_attention_heads * c.head_dim;
@@ -90,6 +115,7 @@ void TrainPlan::carve(const ModelConfig& c) {
   const size_t N = (size_t)B * T, C = c.hidden_size, F = c.intermediate_size;
   const bool ln = c.norm == NormKind::LayerNorm, mla = c.mla.enabled();
   const bool swiglu = c.mlp() == MlpKind::SwiGLU;
+  const bool fused_gate_up = swiglu && fuse_gate_up_;  // [N, 2F] gate|up rows (layers/mlp.h)
   Arena& a = arena;
   const auto take = [&a](size_t n) { return a.take(n); };
   blocks.assign((size_t)c.num_hidden_layers, BlockSaved{});
@@ -108,7 +134,7 @@ void TrainPlan::carve(const ModelConfig& c) {
     if (c.layer((int)(&s - blocks.data())).ffn == FfnKind::Moe)
       carve_moe(take, MoeSizes(c, N), s.moe);
     else
-      s.mlp.gate = swiglu ? a.take(N * F) : nullptr, s.mlp.up = a.take(N * F), s.mlp.h = a.take(N * F);
+      carve_mlp(a, N, F, swiglu, fused_gate_up, s.mlp);
   }
   BlockScratch& g = scratch;
   g.branch = a.take(N * C), g.dln = a.take(N * C), g.dnorm = a.take(N * C);
@@ -120,7 +146,12 @@ void TrainPlan::carve(const ModelConfig& c) {
     float* base = a.take(GatedDeltaNetGradScratch::floats(c.linear, (int)N));
     if (base) g.gdn.bind(base, c.linear, (int)N);
   }
-  g.mlp.dgate = a.take(N * F), g.mlp.dup = a.take(N * F), g.mlp.dh = a.take(N * F);
+  if (fused_gate_up) {  // [N, 2F] rows dgate | dup, as the saved gate | up
+    g.mlp.dgate = a.take(N * 2 * F), g.mlp.dup = g.mlp.dgate + F, g.mlp.ld = 2 * (long)F;
+  } else {
+    g.mlp.dgate = a.take(N * F), g.mlp.dup = a.take(N * F);
+  }
+  g.mlp.dh = a.take(N * F);
   if (c.moe.enabled()) carve_moe_grads(take, MoeSizes(c, N), g.moe);
   x_final = a.take(N * C), lnf = a.take(N * C), lnf_rstd = a.take(N);
   lnf_mean = ln ? a.take(N) : nullptr;

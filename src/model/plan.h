@@ -1,6 +1,7 @@
 // Activation plans: every buffer the training step (per (B, T)) or an inference call (per Tn)
 // needs, carved from one Arena so the hot path never allocates.
 #pragma once
+#include <span>
 #include <vector>
 
 #include "core/arena.h"
@@ -21,12 +22,21 @@ struct TrainPlan {
   float *lnf_mean = nullptr, *lnf_rstd = nullptr;  // [N]
   float* logits = nullptr;                      // [N, V] (dlogits after backward)
   float* dstream = nullptr;                     // [N, C]
-  /// Plans and allocates for (B, T).
-  TrainPlan(const ModelConfig& c, int B, int T);
+  /// Plans and allocates for (B, T). With `fuse_gate_up` (see mlp_gate_up_stacked) the dense
+  /// SwiGLU MLPs keep gate|up as [N, 2F] rows (layers/mlp.h), else as two [N, F] buffers.
+  TrainPlan(const ModelConfig& c, int B, int T, bool fuse_gate_up = false);
+  bool fuse_gate_up() const { return fuse_gate_up_; }
 
  private:
+  bool fuse_gate_up_ = false;
   void carve(const ModelConfig& c);
 };
+
+/// Whether every dense SwiGLU MLP among `blocks` holds float32 gate_proj and up_proj weights and
+/// gradients one right after the other, without biases (as the parameter store declares them),
+/// so that it can multiply by [gate_proj; up_proj] as one [2F, C] matrix. False when any MLP's
+/// weights were rebound elsewhere (BF16 inference weights) or carry biases (mlp_bias).
+bool mlp_gate_up_stacked(const ModelConfig& c, std::span<const Block> blocks);
 
 /// Inference scratch for up to `rows` tokens per call (and, for MLA's expanded decode, `context`
 /// cached positions); grows (reallocates) only when a call needs more than any before.

@@ -9,49 +9,65 @@
 namespace llm0 {
 
 namespace {
-// The first ⌊n/16⌋·16 elements in 16-lane SIMD blocks, fv(i) handling [i, i + 16) (threads split
-// the blocks), then the tail of fewer than 16 one by one with f(i).
-template <class Scalar, class Vector>
-void blocked(size_t n, Scalar f, Vector fv) {
-  const long blocks = (long)(n / simd::kWidth);
-#pragma omp parallel for schedule(static) if (n > 32768)
-  for (long bl = 0; bl < blocks; ++bl) fv((size_t)bl * simd::kWidth);
-  for (size_t i = (size_t)blocks * simd::kWidth; i < n; ++i) f(i);
+constexpr int W = simd::kWidth;
+
+// Calls fb(n, f, lanes) for every 16-column block [f, f + lanes) of every row n < N of F columns
+// (lanes = 16 but in a row's last block when 16 ∤ F); threads split the (row, block) pairs.
+template <class Block>
+void row_blocks(int N, int F, Block fb) {
+  const long nb = (F + W - 1) / W, total = (long)N * nb;
+#pragma omp parallel for schedule(static) if ((long)N * F > 32768)
+  for (long i = 0; i < total; ++i) {
+    const int n = (int)(i / nb), f = (int)(i % nb) * W;
+    fb(n, f, std::min(W, F - f));
+  }
+}
+
+// 16 lanes from p[0, lanes), zero-padded; and back.
+simd::f32x16 load_part(const float* p, int lanes) {
+  if (lanes == W) return simd::load(p);
+  float t[W] = {};
+  std::copy(p, p + lanes, t);
+  return simd::load(t);
+}
+void store_part(float* p, simd::f32x16 v, int lanes) {
+  if (lanes == W) return simd::store(p, v);
+  float t[W];
+  simd::store(t, v);
+  std::copy(t, t + lanes, p);
 }
 }  // namespace
 
 void swiglu_forward(float* h, const float* gate, const float* up, size_t n) {
-  // silu(g) · u with the SIMD exp for every element, the tail of fewer than 16 too (zero-padded):
-  // an element's value then does not depend on where it sits in the array (the serving engine's
-  // batch-independent rows: the row's offset in [N, F] moves it across the 16-lane blocks).
-  const auto f = [](simd::f32x16 g, simd::f32x16 u) { return g / (1.0f + simd::exp(-g)) * u; };
-  const size_t body = n / simd::kWidth * simd::kWidth;
-  blocked(
-      body, [](size_t) {},
-      [&](size_t i) { simd::store(h + i, f(simd::load(gate + i), simd::load(up + i))); });
-  if (body == n) return;
-  float g[simd::kWidth] = {}, u[simd::kWidth] = {}, y[simd::kWidth];
-  std::copy(gate + body, gate + n, g), std::copy(up + body, up + n, u);
-  simd::store(y, f(simd::load(g), simd::load(u)));
-  std::copy(y, y + (n - body), h + body);
+  swiglu_forward_rows(h, gate, up, 1, (int)n, (long)n);
+}
+
+void swiglu_forward_rows(float* h, const float* gate, const float* up, int N, int F, long ld) {
+  // silu(g) · u with the SIMD exp for every element, a row's tail of fewer than 16 too
+  // (zero-padded): an element's value then does not depend on where it sits in the array (the
+  // serving engine's batch-independent rows: the row's offset in [N, F] moves it across blocks).
+  row_blocks(N, F, [&](int n, int f, int lanes) {
+    const long i = (long)n * ld + f;
+    const simd::f32x16 g = load_part(gate + i, lanes), u = load_part(up + i, lanes);
+    store_part(h + (long)n * F + f, g / (1.0f + simd::exp(-g)) * u, lanes);
+  });
+}
+
+void swiglu_backward(float* dgate, float* dup, const float* dh, const float* gate, const float* up,
+                     size_t n) {
+  swiglu_backward_rows(dgate, dup, dh, gate, up, 1, (int)n, (long)n);
 }
 
 // d silu(g)/dg = σ(g) (1 + g (1 - σ(g))).
-void swiglu_backward(float* dgate, float* dup, const float* dh, const float* gate, const float* up,
-                     size_t n) {
-  blocked(
-      n,
-      [&](size_t i) {
-        const float g = gate[i], s = 1.0f / (1.0f + std::exp(-g));
-        dup[i] = dh[i] * g * s;
-        dgate[i] = dh[i] * up[i] * s * (1.0f + g * (1.0f - s));
-      },
-      [&](size_t i) {
-        const simd::f32x16 g = simd::load(gate + i), d = simd::load(dh + i);
-        const simd::f32x16 s = 1.0f / (1.0f + simd::exp(-g));
-        simd::store(dup + i, d * g * s);
-        simd::store(dgate + i, d * simd::load(up + i) * s * (1.0f + g * (1.0f - s)));
-      });
+void swiglu_backward_rows(float* dgate, float* dup, const float* dh, const float* gate,
+                          const float* up, int N, int F, long ld) {
+  row_blocks(N, F, [&](int n, int f, int lanes) {
+    const long i = (long)n * ld + f;
+    const simd::f32x16 g = load_part(gate + i, lanes), d = load_part(dh + (long)n * F + f, lanes);
+    const simd::f32x16 s = 1.0f / (1.0f + simd::exp(-g));
+    store_part(dup + i, d * g * s, lanes);
+    store_part(dgate + i, d * load_part(up + i, lanes) * s * (1.0f + g * (1.0f - s)), lanes);
+  });
 }
 
 namespace {

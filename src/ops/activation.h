@@ -14,6 +14,12 @@ void swiglu_forward(float* h, const float* gate, const float* up, size_t n);
 /// dgate, dup (overwritten) from dh and the forward inputs.
 void swiglu_backward(float* dgate, float* dup, const float* dh, const float* gate, const float* up,
                      size_t n);
+/// The same over N rows of F values whose gate and up rows lie `ld` floats apart (ld ≥ F; the
+/// MLP's fused [N, 2F] gate|up product has gate = GU, up = GU + F, ld = 2F); h is [N, F].
+void swiglu_forward_rows(float* h, const float* gate, const float* up, int N, int F, long ld);
+/// Backward of swiglu_forward_rows: dh [N, F]; dgate, dup (overwritten) at row stride ld.
+void swiglu_backward_rows(float* dgate, float* dup, const float* dh, const float* gate,
+                          const float* up, int N, int F, long ld);
 
 /// y[n] = gelu(x[n]); tanh_approx selects GPT-2's tanh form.
 void gelu_forward(float* y, const float* x, size_t n, bool tanh_approx);

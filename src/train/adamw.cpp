@@ -40,22 +40,28 @@ void AdamW::step(ParamStore& store, double lr) {
   const float* g = store.grad();
   float* m = m_.get();
   float* v = v_.get();
+  const float fb1 = (float)b1, fb2 = (float)b2, feps = (float)eps;
+  const float fstep = (float)step_size, inv_bc2 = (float)(1.0 / bc2_sqrt);
+  const float fdecay = (float)(1.0 - lr * cfg_.weight_decay);
+  // One parallel region for the whole store, each tensor's elements split statically without a
+  // barrier between tensors (every element is independent): one fork/join per step instead of one
+  // per large tensor, and the small ones (norms, biases) split too. Each element's arithmetic
+  // does not depend on the thread that runs it.
+#pragma omp parallel if (size_ > 32768)
   for (const ParamInfo& info : store.params()) {
-    const double decay = receives_weight_decay(info) ? 1.0 - lr * cfg_.weight_decay : 1.0;
+    const float decay = receives_weight_decay(info) ? fdecay : 1.0f;
     const int64_t begin = static_cast<int64_t>(info.offset);
     const int64_t end = begin + static_cast<int64_t>(info.numel);
     // Float arithmetic as in PyTorch's AdamW (the per-step scalars above are computed in double);
     // the loop vectorizes, sqrt and division included.
-    const float fb1 = (float)b1, fb2 = (float)b2, feps = (float)eps, fdecay = (float)decay;
-    const float fstep = (float)step_size, inv_bc2 = (float)(1.0 / bc2_sqrt);
-#pragma omp parallel for simd schedule(static) if (end - begin > 32768)
+#pragma omp for simd schedule(static) nowait
     for (int64_t i = begin; i < end; ++i) {
       const float gi = g[i];
       const float mi = fb1 * m[i] + (1.0f - fb1) * gi;
       const float vi = fb2 * v[i] + (1.0f - fb2) * gi * gi;
       m[i] = mi;
       v[i] = vi;
-      p[i] = p[i] * fdecay - fstep * mi / (std::sqrt(vi) * inv_bc2 + feps);
+      p[i] = p[i] * decay - fstep * mi / (std::sqrt(vi) * inv_bc2 + feps);
     }
   }
 }

@@ -16,6 +16,7 @@
 //     G tokens (seconds per token, and per token the q·k scores and cached K/V bytes the attention
 //     read, from the engine's counters): how decode cost grows with context, full attention vs
 //     sliding-window layers (whose ring caches hold W positions).
+// bench train's mfu_cpu is its MFU in CPU time, the figure to compare on a busy machine.
 // --json prints one JSON object on stdout instead of the text lines.
 #include <algorithm>
 #include <chrono>
@@ -94,20 +95,28 @@ void run_bench_train(const TrainBenchArgs& a) {
   };
   for (int i = 0; i < a.warmup; ++i) step();
   const auto t0 = Clock::now();
+  const double cpu0 = process_cpu_seconds();
   for (int i = 0; i < a.steps; ++i) step();
-  const double secs = seconds_since(t0);
+  const double secs = seconds_since(t0), cpu_secs = process_cpu_seconds() - cpu0;
   const double tok_s = (double)n * a.steps / secs;
   const double gflops = tok_s * train_flops_per_token(cfg, a.seq) / 1e9;
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "train"}, {"config", a.config},
                       {"threads", num_threads()}, {"batch_size", a.batch}, {"seq_len", a.seq},
                       {"steps", a.steps}, {"num_parameters", model.num_parameters()},
                       {"matmul_parameters", matmul_parameters(cfg)},
-                      {"seconds_per_step", secs / a.steps}, {"tokens_per_s", tok_s},
+                      {"seconds_per_step", secs / a.steps},
+                      {"cpu_seconds_per_step", cpu_secs / a.steps}, {"tokens_per_s", tok_s},
                       {"gflops", gflops}, {"last_loss", loss}};
   j["openblas_core"] = openblas_core().core;
   j["kernel_isa"] = isa_name(kernel_isa());
   if (a.sgemm_n > 0) {
     const double peak = measure_sgemm_gflops(a.sgemm_n, 3), fma = measure_fma_gflops(num_threads());
+    // MFU in CPU time (GFLOP per CPU-second, steps and sgemm alike): on cores shared with other
+    // processes the wall-clock figures drop with the load, this one does not (at 1 thread; at more
+    // threads it also counts the time threads spin waiting for each other).
+    const double sgemm_cpu = measure_sgemm_gflops(a.sgemm_n, 3, true);
+    j["sgemm_cpu_gflops"] = sgemm_cpu;
+    j["mfu_cpu"] = (double)n * train_flops_per_token(cfg, a.seq) / (cpu_secs / a.steps) / 1e9 / sgemm_cpu;
     j["sgemm_n"] = a.sgemm_n;
     j["sgemm_gflops"] = peak;
     j["fma_peak_gflops"] = fma;
