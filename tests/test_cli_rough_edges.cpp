@@ -108,6 +108,17 @@ TEST_F(CliRoughEdges, NonFiniteAndNegativeFlagValuesAreRefused) {
   EXPECT_EQ(cli(gen + "--seed 18446744073709551615 --max-new-tokens 1").rc, 0);
 }
 
+// A byte read from a file that would drive the terminal (ESC) or end the message early (NUL) is
+// written as \xNN in the error: config.json's model_type "lla<ESC>[31mma<NUL>x" (JSON \u escapes).
+TEST_F(CliRoughEdges, ControlBytesInMessagesAreEscaped) {
+  const fs::path cfg = dir / "control_bytes.json";
+  std::ofstream(cfg) << R"({"model_type": "lla\u001b[31mma\u0000x", "hidden_size": 64})";
+  const CmdOut r = cli("params " + cfg.string());
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_NE(r.err.find("\"lla\\x1B[31mma\\x00x\""), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+}
+
 TEST_F(CliRoughEdges, MistypedCommandGetsASuggestion) {
   const CmdOut r = cli("genrate --prompt hi");
   EXPECT_EQ(r.rc, 1);

@@ -12,11 +12,32 @@
 
 namespace llm0 {
 
-/// The one exception type of the library. what() = the message (no source location);
-/// where() = "file:line" of the check that threw ("" if not given).
+/// `text` with its control characters other than newline and tab written as \xNN: messages quote
+/// bytes read from files, where a NUL would end what() early and an escape sequence would drive
+/// the terminal.
+inline std::string escape_control(const std::string& text) {
+  static const char hex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+/// The one exception type of the library. what() = the message (no source location), its
+/// control characters escaped (escape_control); where() = "file:line" of the check that threw
+/// ("" if not given).
 struct Error : std::runtime_error {
   explicit Error(const std::string& message, std::string where = {})
-      : std::runtime_error(message), where_(std::move(where)) {}
+      : std::runtime_error(escape_control(message)), where_(std::move(where)) {}
   const std::string& where() const { return where_; }
 
  private:

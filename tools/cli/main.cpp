@@ -38,7 +38,8 @@ void add_threads_option(CLI::App* cmd) {
 
 // Prints `message` as the error and ends the program: exit status 1, or under mpirun with several
 // ranks the whole job (the other ranks may wait in a collective), the message naming the rank.
-int fail(const std::string& message) {
+int fail(const std::string& raw) {
+  const std::string message = llm0::escape_control(raw);  // e.g. CLI11 quoting an argument
   if (llm0::comm::several_ranks()) {
     std::fprintf(stderr, "llm0: error (rank %d of %d): %s\n", llm0::comm::rank(),
                  llm0::comm::size(), message.c_str());
