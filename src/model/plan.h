@@ -3,9 +3,9 @@
 #pragma once
 #include <vector>
 
+#include "config/config.h"
 #include "core/arena.h"
 #include "layers/block.h"
-#include "model/config.h"
 
 namespace llm0 {
 

@@ -8,7 +8,7 @@
 #pragma once
 #include <vector>
 
-#include "model/config.h"
+#include "config/config.h"
 
 namespace llm0::ref {
 

@@ -4,15 +4,15 @@
 // or inconsistent fields are errors naming the field and the file. llm0 extensions (not in HF
 // configs) are marked below. Per-layer choices (full or sliding attention; dense MLP or
 // mixture of experts) are resolved once into `layers` (DESIGN.md "How new kinds plug in"), by the same rules as the KV ledger
-// (model/config_fields.h: layer_types, sliding_window_pattern, Mistral, Qwen2's max_window_layers).
+// (config/config_fields.h: layer_types, sliding_window_pattern, Mistral, Qwen2's max_window_layers).
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "model/moe_config.h"
-#include "model/gated_deltanet_config.h"
+#include "config/gated_deltanet_config.h"
+#include "config/moe_config.h"
 
 namespace llm0 {
 
@@ -31,7 +31,7 @@ enum class MlpKind { SwiGLU, Gelu };
 enum class LayerKind { FullAttention, SlidingAttention, LatentAttention, LinearAttention };
 
 /// Which feed-forward a layer has: the dense MLP (intermediate_size) or a mixture of experts
-/// (ModelConfig::moe; layers/moe.h). Resolved by model/config_fields.h resolve_moe_layers.
+/// (ModelConfig::moe; layers/moe.h). Resolved by config/config_fields.h resolve_moe_layers.
 enum class FfnKind { Mlp, Moe };
 
 /// Multi-head latent attention sizes (HF DeepseekV2Config / DeepseekV3Config field names;
