@@ -9,7 +9,7 @@
 #pragma once
 #include <vector>
 
-#include "config/config.h"
+#include "config/moe_config.h"
 
 namespace llm0::ref {
 
