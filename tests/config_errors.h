@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "config/config.h"
 #include "core/check.h"
-#include "model/config.h"
 
 namespace llm0::test {
 

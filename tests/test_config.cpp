@@ -7,9 +7,9 @@
 #include <map>
 #include <string>
 
-#include "core/check.h"
+#include "config/config.h"
 #include "config_errors.h"
-#include "model/config.h"
+#include "core/check.h"
 
 using namespace llm0;
 

@@ -7,10 +7,10 @@
 
 #include <string>
 
+#include "config/config.h"
 #include "config_errors.h"
 #include "core/check.h"
 #include "ledger/kv_ledger.h"
-#include "model/config.h"
 
 using namespace llm0;
 

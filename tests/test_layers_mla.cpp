@@ -87,6 +87,10 @@ struct Harness {
     q.kv_a_layernorm = d("kv_a_layernorm"), q.kv_b_proj = d("kv_b_proj"), q.o_proj = d("o_proj");
     return q;
   }
+  // The double reference's y [T, C] of x [T, C] with parameters q (ops/ref/ref_mla.h).
+  std::vector<double> ref_forward(const ref::MlaParams& q, const std::vector<double>& x, int T) const {
+    return ref::mla_forward(cfg.mla, cfg.hidden_size, cfg.num_attention_heads, cfg.rope_theta, q, x, T);
+  }
 
   // Training forward (+ backward of <dy, y> when dy is given) of B sequences of T tokens.
   std::vector<float> train(const std::vector<float>& x, int B, int T, const std::vector<float>* dy,
@@ -151,7 +155,7 @@ TEST(LayersMla, TrainingForwardMatchesReference) {
     const std::vector<float> y = h.train(x, B, T, nullptr, nullptr);
     for (int b = 0; b < B; ++b) {
       const std::vector<double> xb(x.begin() + (long)b * T * C, x.begin() + (long)(b + 1) * T * C);
-      const std::vector<double> want = ref::mla_forward(h.cfg, h.ref_params(), xb, T);
+      const std::vector<double> want = h.ref_forward(h.ref_params(), xb, T);
       const std::vector<float> got(y.begin() + (long)b * T * C, y.begin() + (long)(b + 1) * T * C);
       EXPECT_TRUE(all_close(got, want, 1e-4, 1e-5, "y", {T, C}));
     }
@@ -171,7 +175,7 @@ TEST(LayersMla, BackwardMatchesFiniteDifferencesOfTheReference) {
     const std::vector<double> r = test::to_double(dy);
     std::vector<double> xd = test::to_double(x);
     ref::MlaParams rp = h.ref_params();
-    auto loss = [&] { return test::dot(r, ref::mla_forward(h.cfg, rp, xd, T)); };
+    auto loss = [&] { return test::dot(r, h.ref_forward(rp, xd, T)); };
     using test::kGradAtol, test::kGradRtol;
     EXPECT_TRUE(all_close(dx, test::fd_grad(xd, loss), kGradRtol, kGradAtol, "dx"));
     const std::pair<const char*, std::vector<double>*> params[] = {
@@ -194,7 +198,7 @@ TEST(LayersMla, BothDecodeFormsEqualTheFullForward) {
     std::mt19937 rng(19);
     const int T = 17, C = h.cfg.hidden_size;
     const std::vector<float> x = test::rand_vec((size_t)T * C, rng);
-    const std::vector<double> want = ref::mla_forward(h.cfg, h.ref_params(), test::to_double(x), T);
+    const std::vector<double> want = h.ref_forward(h.ref_params(), test::to_double(x), T);
     for (MlaDecode form : {MlaDecode::Absorbed, MlaDecode::Expanded})
       for (const std::vector<int>& chunks : {std::vector<int>{5, 3, 1}, {1}, {3, 3, 3, 3, 3, 3},
                                             {17}, {40}}) {

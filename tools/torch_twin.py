@@ -79,7 +79,7 @@ def write_safetensors(path, tensors):
     os.replace(tmp, path)
 
 
-# ---- config (the same fields and defaults as src/model/config.cpp) ----
+# ---- config (the same fields and defaults as src/config/config.cpp) ----
 
 def load_config(path):
     with open(path) as f:
@@ -124,7 +124,7 @@ def load_config(path):
 def moe_config(c):
     """Mixture-of-experts settings and which layers have experts, by Hugging Face's rules
     (Qwen2MoeConfig / Qwen3MoeConfig / DeepseekV2Config / DeepseekV3Config), written again here
-    independently of src/model/moe_config.cpp and src/model/config_fields.cpp."""
+    independently of src/config/moe_config.cpp and src/config/config_fields.cpp."""
     t, L = c["model_type"], c["num_hidden_layers"]
     m = {"E": 0, "layers": [False] * L}
     if t in ("deepseek_v2", "deepseek_v3"):
@@ -166,7 +166,7 @@ def moe_config(c):
 
 def layer_types(c):
     """Per-layer "full_attention" / "sliding_attention", by Hugging Face's config rules (written
-    again here, independently of src/model/config_fields.cpp)."""
+    again here, independently of src/config/config_fields.cpp)."""
     L = c["num_hidden_layers"]
     if c.get("layer_types") is not None:
         return list(c["layer_types"])

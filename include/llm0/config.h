@@ -1,3 +1,3 @@
 // llm0 public API: model configuration from a Hugging Face config.json (ModelConfig).
 #pragma once
-#include "model/config.h"  // IWYU pragma: export
+#include "config/config.h"  // IWYU pragma: export

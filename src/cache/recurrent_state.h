@@ -11,7 +11,7 @@
 
 #include "cache/cache_rows.h"
 #include "cache/layer_cache.h"
-#include "model/gated_deltanet_config.h"
+#include "config/gated_deltanet_config.h"
 
 namespace llm0 {
 

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/json_file.h"
-#include "io/atomic_file.h"
 #include "io/safetensors.h"
 
 namespace fs = std::filesystem;

@@ -44,7 +44,7 @@ void save_checkpoint(const Model& model, const std::string& dir,
 /// Throws llm0::Error naming the file and tensor: missing directory/file, missing tensor,
 /// shape mismatch with the config, unexpected tensor. Tolerated: rotary_emb.inv_freq buffers and
 /// lm_head.weight of a tied model (ignored, as transformers does). `stored` (optional) receives
-/// the dtype the checkpoint keeps its matrices in (model/infer_dtypes.h: `--weights-dtype auto`).
+/// the dtype the checkpoint keeps its matrices in (infer/infer_dtypes.h: `--weights-dtype auto`).
 std::unique_ptr<Model> load_model(const std::string& dir, DType* stored = nullptr);
 
 /// Resolves a model argument to a checkpoint directory: DIR itself when it holds config.json,

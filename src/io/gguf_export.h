@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "io/gguf_tensor_names.h"
 #include "io/gguf_writer.h"
-#include "model/config.h"
 
 namespace llm0 {
 

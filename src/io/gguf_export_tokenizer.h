@@ -19,8 +19,8 @@
 #pragma once
 #include <string>
 
+#include "config/config.h"
 #include "io/gguf_writer.h"
-#include "model/config.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm0 {

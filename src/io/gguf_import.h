@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/config.h"
 #include "io/gguf_import_tensors.h"
 #include "io/gguf_reader.h"
-#include "model/config.h"
 
 namespace llm0 {
 

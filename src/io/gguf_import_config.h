@@ -6,8 +6,8 @@
 #pragma once
 #include <string>
 
+#include "config/config.h"
 #include "io/gguf_metadata.h"
-#include "model/config.h"
 
 namespace llm0 {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "config/config.h"
 #include "core/tensor.h"
 #include "io/gguf_metadata.h"
 #include "io/safetensors.h"
-#include "model/config.h"
 
 namespace llm0 {
 

@@ -1,8 +1,8 @@
 // import_gguf (see gguf_import.h): the checkpoint directory written from gguf_to_hf's result.
 #include <filesystem>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
-#include "io/atomic_file.h"
 #include "io/checkpoint.h"
 #include "io/gguf_import.h"
 #include "io/safetensors.h"

@@ -7,10 +7,10 @@
 #include <cstring>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
 #include "core/half.h"
 #include "core/tensor.h"
-#include "io/atomic_file.h"
 
 namespace llm0 {
 

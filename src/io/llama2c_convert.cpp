@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
-#include "io/atomic_file.h"
 #include "io/checkpoint.h"
 #include "io/llama2c.h"
 #include "io/llama2c_tokenizer.h"

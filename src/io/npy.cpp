@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
-#include "io/atomic_file.h"
 
 namespace llm0 {
 

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
 #include "core/half.h"
-#include "io/atomic_file.h"
 #include "io/safetensors.h"
 
 namespace llm0 {

@@ -16,7 +16,7 @@
 #include "cache/kv_cache.h"
 #include "cache/paged_kv_cache.h"
 #include "cache/ring_kv_cache.h"
-#include "model/config.h"
+#include "config/config.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
 #include "ops/weight.h"

@@ -17,7 +17,7 @@
 #include <span>
 
 #include "cache/layer_cache.h"
-#include "model/gated_deltanet_config.h"
+#include "config/gated_deltanet_config.h"
 
 namespace llm0 {
 

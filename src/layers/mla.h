@@ -18,8 +18,8 @@
 #include <span>
 
 #include "cache/latent_cache.h"
+#include "config/config.h"
 #include "layers/attention.h"
-#include "model/config.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
 #include "ops/weight.h"

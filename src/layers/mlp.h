@@ -2,7 +2,7 @@
 // GELU MLP (hidden_act "gelu*"; GPT-2 style, HF names up_proj/down_proj): y = down(gelu(up(x))).
 // Layouts: x, y [N, C]; gate, up, h [N, F] with F = intermediate_size.
 #pragma once
-#include "model/config.h"
+#include "config/config.h"
 #include "ops/weight.h"
 
 namespace llm0 {

@@ -14,7 +14,7 @@
 // transformers fills 0.0, which differs only when every kept biased score is negative).
 // Layouts: logits, scores, bias [E]; ids, weights [K] (best first).
 #pragma once
-#include "model/moe_config.h"
+#include "config/moe_config.h"
 
 namespace llm0 {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <vector>
 
-#include "model/config.h"
+#include "config/config.h"
 
 namespace llm0 {
 

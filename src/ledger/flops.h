@@ -4,7 +4,7 @@
 // products, 6 · L · H · D · T per token (12·L·H·D·T halved by the causal mask).
 // Embedding lookups (not matmuls) are excluded; an untied lm_head is counted as a matmul.
 #pragma once
-#include "model/config.h"
+#include "config/config.h"
 
 namespace llm0 {
 

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 
+#include "config/config_fields.h"
 #include "core/check.h"
-#include "model/config_fields.h"
 #include "ledger/kv_format.h"
 
 namespace llm0 {

@@ -2,8 +2,8 @@
 // against Model::num_parameters for every model kind.
 #include "ledger/param_count.h"
 
+#include "config/config_fields.h"
 #include "core/json_file.h"
-#include "model/config_fields.h"
 
 namespace llm0 {
 

@@ -5,7 +5,7 @@
 // count in both figures (each token reads its embedding row and the whole lm_head; published
 // totals include both: Qwen3-30B-A3B 30.5B / 3.3B, DeepSeek-V3 671B / 37B without its MTP module).
 #pragma once
-#include "model/config.h"
+#include "config/config.h"
 
 namespace llm0 {
 

@@ -1,14 +1,14 @@
 // Shapes of one attention head (see lesson_shapes.h). Config fields are read with the KV
-// ledger's checked accessors (model/config_fields.h), so errors name the file and the field.
+// ledger's checked accessors (config/config_fields.h), so errors name the file and the field.
 #include "lesson/lesson_shapes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 
+#include "config/config_fields.h"
 #include "core/check.h"
 #include "core/json_file.h"
-#include "model/config_fields.h"
 #include "lesson/lesson_svg.h"
 
 namespace llm0::lesson {

@@ -12,9 +12,9 @@
 
 #include "cache/cache_rows.h"
 #include "cache/model_cache.h"
+#include "config/config.h"
 #include "core/params.h"
 #include "layers/block.h"
-#include "model/config.h"
 
 namespace llm0 {
 

@@ -2,8 +2,8 @@
 // implies (layout documented in model/param_layout.cpp), declared without allocating, so that
 // checkpoint readers and importers (io/gguf_import.h) know what a model holds before building it.
 #pragma once
+#include "config/config.h"
 #include "core/params.h"
-#include "model/config.h"
 
 namespace llm0 {
 

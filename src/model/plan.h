@@ -4,9 +4,9 @@
 #include <span>
 #include <vector>
 
+#include "config/config.h"
 #include "core/arena.h"
 #include "layers/block.h"
-#include "model/config.h"
 
 namespace llm0 {
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "model/config.h"
+#include "config/config.h"
 #include "serve/openai_protocol.h"
 #include "serve/scheduler.h"
 #include "tokenizer/tokenizer.h"

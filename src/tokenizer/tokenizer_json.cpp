@@ -8,9 +8,9 @@
 #include <unordered_map>
 #include <nlohmann/json.hpp>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
 #include "core/json_file.h"
-#include "io/atomic_file.h"
 #include "tokenizer/added_tokens.h"
 #include "tokenizer/bpe_json.h"
 #include "tokenizer/byte_unicode.h"

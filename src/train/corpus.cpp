@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/atomic_file.h"
 #include "core/check.h"
 #include "core/json_file.h"
-#include "io/atomic_file.h"
 
 namespace llm0 {
 namespace fs = std::filesystem;

@@ -53,7 +53,7 @@ CorpusSplit split_documents(const std::vector<std::string>& docs,
                             double validation_fraction = 0.05);
 
 /// Writes `docs` to `path` as JSON Lines, one {"text": ...} object per line, atomically (written
-/// to path + ".tmp", then renamed; see io/atomic_file.h). Invalid UTF-8 sequences are replaced by
+/// to path + ".tmp", then renamed; see core/atomic_file.h). Invalid UTF-8 sequences are replaced by
 /// U+FFFD. The parent directory must exist. Throws llm0::Error naming the path on I/O failure.
 void write_jsonl(const std::string& path, const std::vector<std::string>& docs);
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "io/atomic_file.h"
+#include "core/atomic_file.h"
 
 namespace llm0 {
 

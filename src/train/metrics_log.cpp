@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "io/atomic_file.h"
+#include "core/atomic_file.h"
 
 namespace llm0 {
 

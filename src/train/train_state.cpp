@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/atomic_file.h"
+#include "core/atomic_file.h"
 #include "io/safetensors.h"
 
 namespace llm0 {

@@ -1,14 +1,14 @@
-// Fuzz harness: config.json -> ModelConfig (model/config.h) and `llm0 kv`'s reader
+// Fuzz harness: config.json -> ModelConfig (config/config.h) and `llm0 kv`'s reader
 // (ledger/kv_ledger.h) on the same arbitrary bytes. Properties: each either refuses with an
 // llm0::Error or accepts; an accepted ModelConfig round-trips through to_json/from_json; the
 // ledger of a config the engine accepts can be computed (kv is the more lenient reader); a
 // ledger's totals add up (at-context bytes + fixed state = total) and serialize to JSON.
 #include <nlohmann/json.hpp>
 
+#include "config/config.h"
 #include "core/check.h"
 #include "fuzz_util.h"
 #include "ledger/kv_ledger.h"
-#include "model/config.h"
 
 using namespace llm0;
 

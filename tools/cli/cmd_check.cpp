@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "core/atomic_file.h"
 #include "core/check.h"
-#include "io/atomic_file.h"
 #include "io/checkpoint.h"
 #include "io/npy.h"
 #include "io/safetensors.h"

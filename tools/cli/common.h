@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "infer/infer_dtypes.h"
 #include "layers/mla.h"
-#include "model/infer_dtypes.h"
 
 namespace llm0 {
 class Model;

@@ -6,7 +6,7 @@
 #pragma once
 #include <vector>
 
-#include "model/gated_deltanet_config.h"
+#include "config/gated_deltanet_config.h"
 
 namespace llm0::ref {
 

@@ -39,11 +39,11 @@ void rope_interleaved(double* v, int dr, int pos, double theta) {
 }
 }  // namespace
 
-std::vector<double> mla_forward(const ModelConfig& cfg, const MlaParams& p,
-                                const std::vector<double>& x, int T, int pos0) {
-  const MlaConfig& m = cfg.mla;
+std::vector<double> mla_forward(const MlaConfig& m, int C, int H, double rope_theta,
+                                const MlaParams& p, const std::vector<double>& x, int T,
+                                int pos0) {
   LLM0_CHECK(m.enabled(), "ref mla: the config has no kv_lora_rank");
-  const int C = cfg.hidden_size, H = cfg.num_attention_heads, r = m.kv_lora_rank;
+  const int r = m.kv_lora_rank;
   const int dn = m.qk_nope_head_dim, dr = m.qk_rope_head_dim, dv = m.v_head_dim, D = dn + dr;
   std::vector<std::vector<double>> q((size_t)T), k((size_t)T), v((size_t)T);  // [H·D], [H·D], [H·dv]
   for (int t = 0; t < T; ++t) {
@@ -55,11 +55,11 @@ std::vector<double> mla_forward(const ModelConfig& cfg, const MlaParams& p,
     } else {
       q[(size_t)t] = matvec(p.q_proj, {}, xt, H * D, C);
     }
-    for (int h = 0; h < H; ++h) rope_interleaved(q[(size_t)t].data() + h * D + dn, dr, pos0 + t, cfg.rope_theta);
+    for (int h = 0; h < H; ++h) rope_interleaved(q[(size_t)t].data() + h * D + dn, dr, pos0 + t, rope_theta);
     std::vector<double> kv_a = matvec(p.kv_a_proj_with_mqa, p.kv_a_proj_with_mqa_bias, xt, r + dr, C);
     std::vector<double> c(kv_a.begin(), kv_a.begin() + r), k_pe(kv_a.begin() + r, kv_a.end());
     rmsnorm(c, p.kv_a_layernorm);
-    rope_interleaved(k_pe.data(), dr, pos0 + t, cfg.rope_theta);
+    rope_interleaved(k_pe.data(), dr, pos0 + t, rope_theta);
     const std::vector<double> kv = matvec(p.kv_b_proj, {}, c.data(), H * (dn + dv), r);
     k[(size_t)t].resize((size_t)H * D), v[(size_t)t].resize((size_t)H * dv);
     for (int h = 0; h < H; ++h) {

@@ -9,7 +9,7 @@
 #pragma once
 #include <vector>
 
-#include "model/config.h"
+#include "config/moe_config.h"
 
 namespace llm0::ref {
 

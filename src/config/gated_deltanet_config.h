@@ -34,7 +34,7 @@ void validate_gated_deltanet(const GatedDeltaNetConfig& c, const std::string& so
 void write_gated_deltanet(nlohmann::json& j, const GatedDeltaNetConfig& c);
 /// qwen3_next: `num_experts` must be given (HF Qwen3NextConfig defaults it to 512, so a config
 /// without it would silently change meaning; 0 = dense MLP layers, else the MoE layers of
-/// model/moe_config.h with a gated shared expert). Throws llm0::Error naming num_experts.
+/// config/moe_config.h with a gated shared expert). Throws llm0::Error naming num_experts.
 void check_qwen3_next_experts_stated(const nlohmann::json& j, const std::string& source);
 
 }  // namespace llm0

@@ -1,11 +1,11 @@
 // Gated DeltaNet config fields and Qwen3-Next's num_experts check. See gated_deltanet_config.h.
-#include "model/gated_deltanet_config.h"
+#include "config/gated_deltanet_config.h"
 
 #include <algorithm>
 #include <vector>
 
+#include "config/config_fields.h"
 #include "core/check.h"
-#include "model/config_fields.h"
 
 namespace llm0 {
 

@@ -4,13 +4,13 @@
 // Gemma3TextConfig ("sliding_attention" if (i + 1) % sliding_window_pattern else
 // "full_attention"), Gemma2Config (same with pattern 2) and Qwen2Config ("sliding_attention" when
 // use_sliding_window and i >= max_window_layers).
-#include "model/config_fields.h"
+#include "config/config_fields.h"
 
 #include <cmath>
 #include <cstdint>
 
+#include "config/moe_config.h"
 #include "core/check.h"
-#include "model/moe_config.h"
 
 namespace llm0 {
 

@@ -4,15 +4,16 @@
 // or inconsistent fields are errors naming the field and the file. llm0 extensions (not in HF
 // configs) are marked below. Per-layer choices (full or sliding attention; dense MLP or
 // mixture of experts) are resolved once into `layers` (DESIGN.md "How new kinds plug in"), by the same rules as the KV ledger
-// (model/config_fields.h: layer_types, sliding_window_pattern, Mistral, Qwen2's max_window_layers).
+// (config/config_fields.h: layer_types, sliding_window_pattern, Mistral, Qwen2's max_window_layers).
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "model/moe_config.h"
-#include "model/gated_deltanet_config.h"
+#include "config/gated_deltanet_config.h"
+#include "config/mla_config.h"
+#include "config/moe_config.h"
 
 namespace llm0 {
 
@@ -31,20 +32,8 @@ enum class MlpKind { SwiGLU, Gelu };
 enum class LayerKind { FullAttention, SlidingAttention, LatentAttention, LinearAttention };
 
 /// Which feed-forward a layer has: the dense MLP (intermediate_size) or a mixture of experts
-/// (ModelConfig::moe; layers/moe.h). Resolved by model/config_fields.h resolve_moe_layers.
+/// (ModelConfig::moe; layers/moe.h). Resolved by config/config_fields.h resolve_moe_layers.
 enum class FfnKind { Mlp, Moe };
-
-/// Multi-head latent attention sizes (HF DeepseekV2Config / DeepseekV3Config field names;
-/// DeepSeek-V2, arXiv:2405.04434 §2.1). q_lora_rank 0 = no query compression (q_proj).
-struct MlaConfig {
-  int q_lora_rank = 0;       // query latent rank (0: q_proj [H·(dn+dr), C])
-  int kv_lora_rank = 0;      // r: the cached latent c_kv
-  int qk_nope_head_dim = 0;  // dn: per-head query/key dims without position
-  int qk_rope_head_dim = 0;  // dr: per-head rotary dims (the key's are one head shared by all)
-  int v_head_dim = 0;        // dv
-  bool enabled() const { return kv_lora_rank > 0; }
-  int qk_head_dim() const { return qk_nope_head_dim + qk_rope_head_dim; }
-};
 
 /// One layer's choices. sliding_window is W for sliding layers (query i sees keys i-W < j <= i)
 /// and 0 for full attention.

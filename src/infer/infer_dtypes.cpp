@@ -1,5 +1,5 @@
 // Inference number formats. See infer_dtypes.h.
-#include "model/infer_dtypes.h"
+#include "infer/infer_dtypes.h"
 
 #include <string>
 

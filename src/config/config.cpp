@@ -1,14 +1,14 @@
 // config.json <-> ModelConfig. See config.h.
-#include "model/config.h"
+#include "config/config.h"
 
 #include <filesystem>
 #include <fstream>
 #include <type_traits>
 
+#include "config/config_fields.h"
+#include "config/gated_deltanet_config.h"
 #include "core/check.h"
 #include "core/json_file.h"
-#include "model/config_fields.h"
-#include "model/gated_deltanet_config.h"
 
 namespace llm0 {
 
@@ -100,7 +100,7 @@ MlaConfig read_mla(const nlohmann::json& j, const std::string& src) {
   return m;
 }
 
-// Per-layer kinds by the ledger's rules (model/config_fields.h); W from "sliding_window".
+// Per-layer kinds by the ledger's rules (config/config_fields.h); W from "sliding_window".
 std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const std::string& src,
                                         int& window) {
   const ConfigFields f{j, src};

@@ -2,13 +2,13 @@
 // (Qwen2MoeConfig, Qwen3MoeConfig, DeepseekV2Config, DeepseekV3Config: deepseek_moe_defaults) and
 // DeepSeek's published configs: deepseek_v3 scores by sigmoid and chooses by noaux_tc unless the
 // config says otherwise.
-#include "model/moe_config.h"
+#include "config/moe_config.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "config/config_fields.h"
 #include "core/check.h"
-#include "model/config_fields.h"
 
 namespace llm0 {
 

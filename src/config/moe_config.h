@@ -3,7 +3,7 @@
 // shared_expert_intermediate_size, norm_topk_prob, decoder_sparse_step, mlp_only_layers,
 // router_aux_loss_coef) and DeepseekV2Config / DeepseekV3Config (n_routed_experts,
 // n_shared_experts, routed_scaling_factor, topk_method, n_group, topk_group, scoring_func,
-// first_k_dense_replace, moe_layer_freq). Which layers are MoE: model/config_fields.h
+// first_k_dense_replace, moe_layer_freq). Which layers are MoE: config/config_fields.h
 // (resolve_moe_layers), shared with the ledger.
 #pragma once
 #include <string>

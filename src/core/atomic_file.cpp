@@ -1,5 +1,5 @@
 // AtomicFile: tmp + fsync + rename. See atomic_file.h.
-#include "io/atomic_file.h"
+#include "core/atomic_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,0 +1,155 @@
+#!/usr/bin/python3
+"""The folder order of src/ (shared/DESIGN.md "How new kinds plug in": arrows only point down),
+checked on every `#include "folder/..."` of every file under src/.
+
+A file in src/A/ may include src/B/... only when B sits on a LOWER level than A in LEVELS below;
+folders on one level are peers and include neither each other nor anything above. A folder under
+src/ that LEVELS does not name fails too (place a new folder before using it). A quoted include
+with a relative path ("../x.h") fails, since it would bypass the rule. Files under src/ops/ may
+not name ModelConfig (references and kernels take op dimensions).
+
+Usage: tests/layout/check_folder_order.py [SRC_DIR]     (default: src/ of this repository)
+       tests/layout/check_folder_order.py --self-test   (the checker on a made-up tree)
+Exit 0 when every include points down, 1 otherwise (one line per offending include:
+file:line: A -> B ...). ctest runs both forms (label layout). Python 3 standard library only.
+"""
+import os
+import re
+import sys
+import tempfile
+
+# The ONE place the folder order is written, bottom first. Derived from DESIGN.md's target
+# (core < config < ops < cache < layers < model < infer < the applications) and from what each
+# folder really needs:
+LEVELS = [
+    ["core"],    # tensor, params, arena, threads, simd, half, json_file, atomic_file, comm
+    ["config"],  # ModelConfig, LayerConfig and their rules (mla, moe, gated_deltanet, fields)
+    ["ops"],     # stateless math; ops/ref: double precision, op dimensions (never ModelConfig)
+    ["cache"],   # per-layer inference state (KV rows, pages, ring, latent, recurrent state)
+    ["layers"],  # attention, mla, gated_deltanet, mlp, moe, norm, block
+    ["model"],   # weights, forward/backward, cached forwards, parameter tables, plan, init
+    # Below here the engine knows no text and no ledger. The tokenizer needs only core; the
+    # ledger (KV bytes, FLOPs, peaks) reads the config; both sit above the engine so they may
+    # read its caches later (the CacheSpec of issue 25) and the engine never reads them.
+    ["tokenizer", "ledger"],
+    ["io"],      # safetensors, checkpoints (load into a Model), GGUF (config + tokenizer), llama2.c
+    ["infer"],   # sampler, generator (loads checkpoints through io), infer_dtypes, streaming
+    ["lesson", "serve", "train"],  # the applications: peers, none includes another
+    ["explore"],  # the lesson pages: serves lessons over serve's connection server
+]
+
+# Upward edges allowed until a later part of issue 25 removes them: "A -> B": "what removes it".
+# Keep this empty; each entry needs a comment naming the change that will delete it.
+KNOWN_EXCEPTIONS = {}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+# ops knows no model: its kernels and references take op dimensions (ints, or the per-layer
+# structs of config/: MlaConfig, MoeConfig, GatedDeltaNetConfig), never the whole ModelConfig.
+NO_MODEL_CONFIG = "ops"
+MODEL_CONFIG = re.compile(r"\bModelConfig\b")
+
+
+def level_of():
+    table = {}
+    for i, folders in enumerate(LEVELS):
+        for f in folders:
+            table[f] = i
+    return table
+
+
+def check(src):
+    """Returns the violations under src as 'path:line: message' strings (paths relative to src)."""
+    level = level_of()
+    problems = []
+    for folder in sorted(os.listdir(src)):
+        if os.path.isdir(os.path.join(src, folder)) and folder not in level:
+            problems.append(f"{folder}/: folder not placed in the folder order "
+                            "(tests/layout/check_folder_order.py LEVELS)")
+    for root, dirs, files in os.walk(src):
+        dirs.sort()
+        rel_root = os.path.relpath(root, src)
+        if rel_root == ".":
+            continue
+        here = rel_root.split(os.sep)[0]
+        for name in sorted(files):
+            if not name.endswith((".h", ".cpp", ".hpp", ".inc")):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, src)
+            with open(path, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    if here == NO_MODEL_CONFIG and MODEL_CONFIG.search(line.split("//")[0]):
+                        problems.append(f"{rel}:{n}: ModelConfig in {here}/ (take op dimensions)")
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = m.group(1)
+                    if target.startswith("."):
+                        problems.append(f"{rel}:{n}: relative include \"{target}\" "
+                                        "(write it as \"folder/file.h\")")
+                        continue
+                    if "/" not in target:
+                        continue  # a header beside this file or a library's (<...> not checked)
+                    there = target.split("/")[0]
+                    if there == here or there not in level or here not in level:
+                        continue  # same folder; unknown folders are reported above
+                    edge = f"{here} -> {there}"
+                    if level[there] < level[here] or edge in KNOWN_EXCEPTIONS:
+                        continue
+                    why = ("peer folders on one level" if level[there] == level[here]
+                           else f"{there} sits above {here}")
+                    problems.append(f"{rel}:{n}: upward include {edge} (\"{target}\"): {why}")
+    return problems
+
+
+def self_test():
+    """The checker must report exactly the planted faults of a small tree."""
+    files = {
+        "core/tensor.h": '#include <vector>\n',
+        "config/config.h": '#include "core/tensor.h"\n',
+        "ops/ref/ref_mla.h": ('#include "config/config.h"\n#include "model/model.h"\n'
+                              'void f(const ModelConfig& c);  // ModelConfig in a comment is fine\n'),
+        "model/model.h": '#include "ops/ref/ref_mla.h"\n#include "model/plan.h"\n',
+        "model/plan.h": '#include "../core/tensor.h"\n',
+        "serve/engine.h": '#include "train/trainer.h"\n',
+        "train/trainer.h": '#include "model/model.h"\n',
+        "newfolder/x.h": '#include "core/tensor.h"\n',
+    }
+    want = [
+        "newfolder/: folder not placed in the folder order (tests/layout/check_folder_order.py LEVELS)",
+        "model/plan.h:1: relative include \"../core/tensor.h\" (write it as \"folder/file.h\")",
+        "ops/ref/ref_mla.h:2: upward include ops -> model (\"model/model.h\"): model sits above ops",
+        "ops/ref/ref_mla.h:3: ModelConfig in ops/ (take op dimensions)",
+        "serve/engine.h:1: upward include serve -> train (\"train/trainer.h\"): peer folders on one level",
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        for rel, text in files.items():
+            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+        got = check(d)
+    if got != want:
+        print("self-test failed\n got:\n  " + "\n  ".join(got) + "\n want:\n  " + "\n  ".join(want))
+        return 1
+    print(f"self-test passed: {len(want)} planted faults reported")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    here = os.path.dirname(os.path.abspath(__file__))
+    src = argv[1] if len(argv) > 1 else os.path.join(here, "..", "..", "src")
+    problems = check(src)
+    for p in problems:
+        print("src/" + p)
+    if problems:
+        print(f"{len(problems)} line(s) against the folder order "
+              "(bottom first: " + " < ".join("|".join(lv) for lv in LEVELS) + ")")
+        return 1
+    print("folder order kept: every include under src/ points down")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
