@@ -29,6 +29,9 @@ struct ExploreLimits {
   static constexpr int kAttentionMapTokens = lesson::kAttentionMapMaxTokens;  ///< attention-map sentence tokens
   static constexpr int kGenerateStepsTokens = 256; ///< generate-steps tokens
   static constexpr size_t kBodyBytes = 1u << 20;   ///< POST body (a config.json)
+  /// Request line's URI (cpp-httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH: longer gets 414
+  /// uri_too_long); the pages check a sentence's encoded length against it before sending.
+  static constexpr size_t kUriBytes = 8192;
 };
 
 /// How the explorer was started.
@@ -82,6 +85,12 @@ class ExploreApi {
   std::atomic<int> in_flight_{0};
   Memo<lesson::KvCacheLesson> growth_memo_{64};
 };
+
+/// The methods API path `path` (/explore/api/...) takes: "GET, HEAD" or "POST" (the Allow header's
+/// value), or "" for no such endpoint. The HTTP server checks it before reading any body.
+std::string api_allowed_methods(const std::string& path);
+/// Whether `method` is one of `allow` (a value of api_allowed_methods, or "GET, HEAD" for pages).
+bool method_allowed(const std::string& method, const std::string& allow);
 
 /// Names of the shipped reference configs (configs/reference/NAME.json), sorted.
 std::vector<std::string> reference_config_names();
