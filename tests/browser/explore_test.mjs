@@ -229,6 +229,18 @@ async function sentenceChecks(page) {
   assert.equal(d.steps.map((s) => s.text).join(""), d.generated_text);
   assert.ok(!d.steps.some((s) => /<0x/.test(s.text)), "a raw byte in a step's text");
 }
+// Byte figures round as the CLI's format_bytes does (printf: a tie to even), on exact integers: the
+// CLI's own line for DeepSeek-V3 (70,272 B = 68.625 KiB), and a total past 2^53 sent as a string.
+async function byteFormat(page) {
+  const line = execFileSync(LLM0, ["kv", "configs/reference/deepseek-v3.json"], {cwd: ROOT, encoding: "utf8"});
+  const cli = /KV per token\s+70,272 B \(([^)]*)\)/.exec(line);
+  assert.ok(cli, line);
+  assert.equal(await page.evaluate(() => window.llm0x.fmtBytes(70272)), cli[1]);
+  const exact = await page.evaluate(() => window.llm0x.api("kv/reference/deepseek-v3", {context: 1099511627776}));
+  const want = (BigInt(exact.exact.kv_bytes_per_token) * 1099511627776n).toString();
+  assert.equal(exact.exact.kv_bytes_at_context, want);
+  assert.equal(await page.evaluate((s) => window.llm0x.fmtInt(s), want), BigInt(want).toLocaleString("en-US"));
+}
 async function languageSwitch(page) {
   const before = await headings(page);
   await page.click("#lang-switch");
@@ -267,7 +279,7 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       await noPanelErrors(page);
       if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); await worldCache(page); }
       if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); }
-      if (id === "lineage" && origin === "live") await paste(page);
+      if (id === "lineage" && origin === "live") { await paste(page); await byteFormat(page); }
       if (id === "model") await heatmaps(page);
       if (origin === "live") await provenanceCommands(page);
       if (id === "model" && origin === "live") await sentenceChecks(page);
