@@ -73,6 +73,10 @@ class ExploreApi {
   /// The kv-cache lesson's growth tables by (model, P, L): deterministic, and seconds to compute
   /// at L = 4,096 (greedy generation on fixed weights), so computed once per server.
   Memo<lesson::KvCacheLesson>& growth_memo() { return growth_memo_; }
+  /// A turn for a heavy computation (a growth table, a --measure model): one at a time per server,
+  /// since each runs an OpenMP team of --threads (three at once on --threads cores made each ~20×
+  /// slower); light requests (info, the ledgers, the teaching world) never wait for it.
+  std::unique_lock<std::mutex> heavy_turn() { return std::unique_lock<std::mutex>(heavy_mu_); }
   /// The sentence the model panels start from: Chinese, or English for --lang en or a model whose
   /// vocabulary spells the Chinese one in bytes (more tokens than characters).
   std::string default_text() const;
@@ -82,6 +86,7 @@ class ExploreApi {
   GenerationModel model_;
   int threads_ = 0;
   std::mutex model_mu_;
+  std::mutex heavy_mu_;
   std::atomic<int> in_flight_{0};
   Memo<lesson::KvCacheLesson> growth_memo_{64};
 };

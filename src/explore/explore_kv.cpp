@@ -38,15 +38,18 @@ json config_checked(F&& compute) {
   }
 }
 
-json kv_reference(ExploreApi&, const ApiRequest& r, const std::string& name) {
+json kv_reference(ExploreApi& api, const ApiRequest& r, const std::string& name) {
   const QueryArgs q(r.query, {"context", "dtype", "as", "measure"});
   const std::string path = reference_config_path(name);
   json j = to_json(kv_ledger_from_file(path, kv_options(q)));
-  if (q.flag("measure")) j["measured"] = lesson::measure_kv_small_model(read_json_file(path, "model config file"));
+  if (q.flag("measure")) {
+    const std::unique_lock<std::mutex> turn = api.heavy_turn();
+    j["measured"] = lesson::measure_kv_small_model(read_json_file(path, "model config file"));
+  }
   return j;
 }
 
-json kv_pasted(ExploreApi&, const ApiRequest& r) {
+json kv_pasted(ExploreApi& api, const ApiRequest& r) {
   const QueryArgs q(r.query, {"context", "dtype", "as", "measure"});
   if (r.body.find_first_not_of(" \t\r\n") == std::string::npos)
     throw ExploreError(400, "empty_body", "empty config: the request has no body (POST the config.json)");
@@ -62,7 +65,10 @@ json kv_pasted(ExploreApi&, const ApiRequest& r) {
   const bool measure = q.flag("measure");
   return config_checked([&] {
     json j = to_json(kv_ledger(config, opt, "config.json"));
-    if (measure) j["measured"] = lesson::measure_kv_small_model(config);
+    if (measure) {
+      const std::unique_lock<std::mutex> turn = api.heavy_turn();
+      j["measured"] = lesson::measure_kv_small_model(config);
+    }
     return j;
   });
 }
