@@ -161,5 +161,38 @@ TEST_F(ExploreHttp, OtherMethodsGet405WithAllowAndUnknownPaths404) {
   EXPECT_EQ(info->status, 200);
 }
 
+// The method is checked before any body is read: a bodiless POST/PUT without Content-Length gets
+// 405 at once (not 408 after the 10 s read timeout); POST kv without a body gets 400 empty_body;
+// OPTIONS and TRACE get 405 with Allow. "At once": within half the read timeout.
+TEST_F(ExploreHttp, BodilessRequestsAreAnsweredAtOnce) {
+  struct Case { const char* request; const char* status; const char* code; const char* allow; };
+  for (const Case& k : {Case{"POST /explore/api/info", "405", "method_not_allowed", "GET, HEAD"},
+                        Case{"PUT /explore/api/kv", "405", "method_not_allowed", "POST"},
+                        Case{"POST /explore/api/kv", "400", "empty_body", nullptr},
+                        Case{"OPTIONS /explore/api/info", "405", "method_not_allowed", "GET, HEAD"},
+                        Case{"TRACE /explore/api/kv", "405", "method_not_allowed", "POST"},
+                        Case{"OPTIONS /explore/index.html", "405", "method_not_allowed", "GET, HEAD"}}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string reply = raw_exchange(port_, std::string(k.request) + " HTTP/1.1\r\nHost: x\r\n\r\n", 5000);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5)) << k.request;
+    EXPECT_EQ(reply.rfind(std::string("HTTP/1.1 ") + k.status + " ", 0), 0u) << k.request << ": " << reply;
+    EXPECT_EQ(error_code(reply), k.code) << reply;
+    if (k.allow) {
+      EXPECT_NE(reply.find(std::string("Allow: ") + k.allow + "\r\n"), std::string::npos) << reply;
+    }
+  }
+}
+
+// A sentence whose URI is over the HTTP library's limit: 414 as an error object with a message.
+TEST_F(ExploreHttp, AnOverlongUriIsADocumentedErrorObject) {
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "%E6%98%A5%E7%9C%A0%E4%B8%8D%E8%A7%89%E6%99%93";  // 春眠不觉晓
+  const std::string reply = raw_exchange(port_, "GET /explore/api/lesson/attention-map?text=" + text +
+                                         " HTTP/1.1\r\nHost: x\r\n\r\n", 5000);
+  EXPECT_EQ(reply.rfind("HTTP/1.1 414 ", 0), 0u) << reply.substr(0, 300);
+  EXPECT_EQ(error_code(reply), "uri_too_long") << reply;
+  EXPECT_NE(reply.find("at most 64 tokens"), std::string::npos) << reply;
+}
+
 }  // namespace
 }  // namespace llm0

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/check.h"
 #include "core/json_file.h"
 #include "ledger/kv_ledger.h"
 #include "lesson/lesson_kv_measure.h"
@@ -47,9 +48,52 @@ TEST(LessonKvMeasure, EverySmallModelOfAShippedKindHoldsTheLedgersBytes) {
 }
 
 TEST(LessonKvMeasure, AKindTheEngineCannotBuildIsReportedNotThrown) {
-  const json m = lesson::measure_kv_small_model({{"num_hidden_layers", 2}, {"hidden_size", 8}});
+  // An activation the engine does not implement (the ledger does not read it).
+  const json m = lesson::measure_kv_small_model({{"num_hidden_layers", 2}, {"hidden_size", 8},
+                                                  {"hidden_act", "nope"}});
   ASSERT_TRUE(m.contains("error"));
   EXPECT_FALSE(m["error"].get<std::string>().empty());
+}
+
+// The published Llama-2-7b-hf config omits rope_theta: the small model takes transformers'
+// LlamaConfig default (10000) and the engine builds it; its MHA cache is 2 × 32 heads × 128 × 2 B
+// per layer per token (bf16) on the big model's ledger.
+TEST(LessonKvMeasure, PublishedLlama2ConfigWithoutRopeThetaIsMeasured) {
+  const json config = read_json_file(std::string(LLM0_SOURCE_DIR) + "/tests/data/llama-2-7b-hf/config.json");
+  ASSERT_FALSE(config.contains("rope_theta"));
+  const json m = lesson::measure_kv_small_model(config);
+  ASSERT_FALSE(m.contains("error")) << m["error"];
+  EXPECT_EQ(m["config"]["rope_theta"], 10000.0);
+  for (const json& r : m["rows"]) EXPECT_EQ(r["engine_bytes"], r["ledger_bytes"]) << r["dtype"];
+  EXPECT_EQ(kv_ledger(config, {}).kv_bytes_per_token, 32u * 2 * 32 * 128 * 2);
+}
+
+// A pasted layer count past kMeasureMaxLayers: the small model has one layer of each kind (the
+// measurement stays small), its bytes still equal its ledger's, and the big ledger counts all.
+TEST(LessonKvMeasure, AHugeLayerCountIsMeasuredOnOneLayerPerKind) {
+  json config = read_json_file(std::string(LLM0_SOURCE_DIR) + "/configs/reference/qwen3-next-80b-a3b.json");
+  config["num_hidden_layers"] = 10000;  // full_attention_interval 4: 7,500 linear + 2,500 full
+  const json m = lesson::measure_kv_small_model(config);
+  ASSERT_FALSE(m.contains("error")) << m["error"];
+  EXPECT_EQ(m["config"]["num_hidden_layers"], 2);
+  EXPECT_EQ(m["config"]["layer_types"], json({"linear_attention", "full_attention"}));
+  for (const json& r : m["rows"]) EXPECT_EQ(r["engine_bytes"], r["ledger_bytes"]) << r["dtype"];
+  EXPECT_EQ(layer_types(kv_ledger(config, {})),
+            (std::vector<std::string>{"linear_attention×7500", "full_attention×2500"}));
+}
+
+// Past kKvMaxLayers the ledger refuses, naming the field and the limit (before allocating per layer).
+TEST(LessonKvMeasure, ALayerCountPastTheLimitIsRefused) {
+  json config = read_json_file(std::string(LLM0_SOURCE_DIR) + "/configs/reference/llama-3-8b.json");
+  config["num_hidden_layers"] = 99999999;
+  try {
+    kv_ledger(config, {}, "config.json");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"num_hidden_layers\" is 99999999"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(std::to_string(kKvMaxLayers)), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(lesson::measure_kv_small_model(config), Error);
 }
 
 }  // namespace

@@ -72,6 +72,25 @@ TEST(ServeOverflow, AFullResponderDropsItsOldestClientAndAnswersTheNewest) {
   EXPECT_EQ(refused, 2);
 }
 
+// The 503 names the option that sets the slots of the command serving (llm0 serve's by default);
+// `llm0 explore` has none and passes "": the message then names no option of another command.
+TEST(ServeOverflow, TheBusyMessageNamesOnlyTheServingCommandsOption) {
+  for (const std::string option : {"llm0 serve --max-connections", ""}) {
+    OverflowResponder r([] { return std::string(); }, [] {}, OverflowResponder::kMaxClients, option);
+    Pair p;
+    p.send("GET /explore/api/info HTTP/1.1\r\nHost: x\r\n\r\n");
+    r.enqueue([&] { r.adopt(p.fd[1]); });
+    const std::string busy = read_all(p.fd[0], 1500);
+    EXPECT_EQ(busy.rfind("HTTP/1.1 503 ", 0), 0u) << busy;
+    EXPECT_NE(busy.find("retry later"), std::string::npos) << busy;
+    if (option.empty()) {
+      EXPECT_EQ(busy.find("llm0 serve"), std::string::npos) << busy;
+    } else {
+      EXPECT_NE(busy.find("(llm0 serve --max-connections)"), std::string::npos) << busy;
+    }
+  }
+}
+
 TEST(ServeOverflow, HeadersStalledPastTwoSecondsGet408AndSilenceIsClosed) {
   std::atomic<int> refused{0};
   OverflowResponder r([] { return std::string(); }, [&] { ++refused; });

@@ -5,12 +5,14 @@
 #include <filesystem>
 #include <new>
 
+#include "core/json_file.h"
 #include "core/shipped_file.h"
 #include "core/threads.h"
 #include "core/version.h"
 #include "tokenizer/tokenizer.h"
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
+#include "ledger/kv_ledger.h"
 #include "lesson/lesson_shapes.h"
 
 namespace llm0::explore {
@@ -33,27 +35,37 @@ json model_summary(const GenerationModel& m, const std::string& name, const std:
 }
 
 json route(ExploreApi& api, const ApiRequest& r, const std::string& rest) {
-  const bool get = r.method == "GET" || r.method == "HEAD";
+  const std::string allow = api_allowed_methods(r.path);
+  if (allow.empty())
+    throw ExploreError(404, "not_found", format("no endpoint {} (docs/explore-api.md lists them)", r.path));
   // 405 with the methods the endpoint takes (RFC 9110 §15.5.6: the Allow header lists them).
-  auto need = [&](bool ok, const char* allow) {
-    if (!ok)
-      throw ExploreError(405, "method_not_allowed",
-                         format("{} {} takes {} only", r.method, r.path, allow), allow);
-  };
-  const char* kGet = "GET, HEAD";
-  if (rest == "info") return need(get, kGet), QueryArgs(r.query, {}), api.info();
-  if (rest == "lesson/attention") return need(get, kGet), lesson_attention(api, r);
-  if (rest == "lesson/kv-cache") return need(get, kGet), lesson_kv_cache(api, r);
-  if (rest == "lesson/shapes") return need(get, kGet), lesson_shapes(api, r);
-  if (rest == "lesson/attention-map") return need(get, kGet), lesson_attention_map(api, r);
-  if (rest == "lesson/generate-steps") return need(get, kGet), lesson_generate_steps(api, r);
-  if (rest.rfind("kv/reference/", 0) == 0)
-    return need(get, kGet), kv_reference(api, r, rest.substr(13));
-  if (rest == "kv") return need(r.method == "POST", "POST"), kv_pasted(api, r);
-  throw ExploreError(404, "not_found", format("no endpoint {} (docs/explore-api.md lists them)", r.path));
+  if (!method_allowed(r.method, allow))
+    throw ExploreError(405, "method_not_allowed", format("{} {} takes {} only", r.method, r.path, allow), allow);
+  if (rest == "info") return QueryArgs(r.query, {}), api.info();
+  if (rest == "lesson/attention") return lesson_attention(api, r);
+  if (rest == "lesson/kv-cache") return lesson_kv_cache(api, r);
+  if (rest == "lesson/shapes") return lesson_shapes(api, r);
+  if (rest == "lesson/attention-map") return lesson_attention_map(api, r);
+  if (rest == "lesson/generate-steps") return lesson_generate_steps(api, r);
+  if (rest == "kv") return kv_pasted(api, r);
+  return kv_reference(api, r, rest.substr(13));  // kv/reference/NAME
 }
 
 }  // namespace
+
+std::string api_allowed_methods(const std::string& path) {
+  if (path.rfind(kApi, 0) != 0) return "";
+  const std::string rest = path.substr(std::string(kApi).size());
+  if (rest == "kv") return "POST";
+  for (const char* get : {"info", "lesson/attention", "lesson/kv-cache", "lesson/shapes",
+                          "lesson/attention-map", "lesson/generate-steps"})
+    if (rest == get) return "GET, HEAD";
+  return rest.rfind("kv/reference/", 0) == 0 ? "GET, HEAD" : "";
+}
+
+bool method_allowed(const std::string& method, const std::string& allow) {
+  return allow == "POST" ? method == "POST" : method == "GET" || method == "HEAD";
+}
 
 ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt), threads_(num_threads()) {
   LLM0_CHECK(opt_.lang == "zh" || opt_.lang == "en", "--lang must be zh or en, got \"{}\"", opt_.lang);
@@ -76,11 +88,11 @@ ApiResponse ExploreApi::handle(const ApiRequest& r) {
                          "accepted", r.body.size(), ExploreLimits::kBodyBytes));
     return {200, route(*this, r, r.path.substr(std::string(kApi).size()))};
   } catch (const ExploreError& e) {
-    return {e.status, error_json(e.what(), e.code), e.allow};
+    return {e.status, error_json(e.what(), e.code, e.data), e.allow};
   } catch (const Error& e) {  // the library's refusal of this input names what is wrong
     return {400, error_json(e.what(), "bad_request")};
   } catch (const json::exception& e) {
-    return {400, error_json(format("malformed JSON: {}", e.what()), "bad_request")};
+    return {400, error_json(format("malformed JSON: {}", json_error_text(e)), "bad_json")};
   } catch (const std::bad_alloc&) {
     return {400, error_json("the request needs more memory than this machine has", "bad_request")};
   } catch (const std::exception& e) {
@@ -116,7 +128,9 @@ json ExploreApi::info(bool static_copy) const {
                       {"attention_map_tokens", ExploreLimits::kAttentionMapTokens},
                       {"generate_steps_tokens", ExploreLimits::kGenerateStepsTokens},
                       {"shapes_tokens", lesson::kShapesMaxTokens},
-                      {"body_bytes", ExploreLimits::kBodyBytes}}},
+                      {"body_bytes", ExploreLimits::kBodyBytes},
+                      {"config_layers", kKvMaxLayers},
+                      {"uri_bytes", ExploreLimits::kUriBytes}}},
           {"model", model_.model ? model_summary(model_, opt_.model_dir, default_text()) : json()},
           {"model_hint", "llm0 explore --model runs/small"}};
 }

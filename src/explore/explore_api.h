@@ -29,6 +29,9 @@ struct ExploreLimits {
   static constexpr int kAttentionMapTokens = lesson::kAttentionMapMaxTokens;  ///< attention-map sentence tokens
   static constexpr int kGenerateStepsTokens = 256; ///< generate-steps tokens
   static constexpr size_t kBodyBytes = 1u << 20;   ///< POST body (a config.json)
+  /// Request line's URI (cpp-httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH: longer gets 414
+  /// uri_too_long); the pages check a sentence's encoded length against it before sending.
+  static constexpr size_t kUriBytes = 8192;
 };
 
 /// How the explorer was started.
@@ -70,6 +73,10 @@ class ExploreApi {
   /// The kv-cache lesson's growth tables by (model, P, L): deterministic, and seconds to compute
   /// at L = 4,096 (greedy generation on fixed weights), so computed once per server.
   Memo<lesson::KvCacheLesson>& growth_memo() { return growth_memo_; }
+  /// A turn for a heavy computation (a growth table, a --measure model): one at a time per server,
+  /// since each runs an OpenMP team of --threads (three at once on --threads cores made each ~20×
+  /// slower); light requests (info, the ledgers, the teaching world) never wait for it.
+  std::unique_lock<std::mutex> heavy_turn() { return std::unique_lock<std::mutex>(heavy_mu_); }
   /// The sentence the model panels start from: Chinese, or English for --lang en or a model whose
   /// vocabulary spells the Chinese one in bytes (more tokens than characters).
   std::string default_text() const;
@@ -79,9 +86,16 @@ class ExploreApi {
   GenerationModel model_;
   int threads_ = 0;
   std::mutex model_mu_;
+  std::mutex heavy_mu_;
   std::atomic<int> in_flight_{0};
   Memo<lesson::KvCacheLesson> growth_memo_{64};
 };
+
+/// The methods API path `path` (/explore/api/...) takes: "GET, HEAD" or "POST" (the Allow header's
+/// value), or "" for no such endpoint. The HTTP server checks it before reading any body.
+std::string api_allowed_methods(const std::string& path);
+/// Whether `method` is one of `allow` (a value of api_allowed_methods, or "GET, HEAD" for pages).
+bool method_allowed(const std::string& method, const std::string& allow);
 
 /// Names of the shipped reference configs (configs/reference/NAME.json), sorted.
 std::vector<std::string> reference_config_names();

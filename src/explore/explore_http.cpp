@@ -43,15 +43,21 @@ void asset_route(const httplib::Request& req, httplib::Response& res) {
 // A method the pages do not take (POST, PUT, PATCH, DELETE): 405 with Allow on a page or
 // redirect that exists (RFC 9110 §15.5.6), 404 on one that does not.
 void page_method_route(const httplib::Request& req, httplib::Response& res) {
-  const std::string prefix = "/explore/";
-  const bool exists = req.path == "/" || req.path == "/explore" ||
-                      (req.path.rfind(prefix, 0) == 0 && find_asset(req.path.substr(prefix.size())));
-  if (!exists) return answer(res, {404, error_json(format("no page or file {}", req.path), "not_found")});
+  if (allowed_methods(req.path).empty())
+    return answer(res, {404, error_json(format("no page or file {}", req.path), "not_found")});
   answer(res, {405, error_json(format("{} {} is a page: it takes GET, HEAD only", req.method, req.path),
                                "method_not_allowed"), "GET, HEAD"});
 }
 
 }  // namespace
+
+std::string allowed_methods(const std::string& path) {
+  if (path.rfind("/explore/api/", 0) == 0) return api_allowed_methods(path);
+  const std::string prefix = "/explore/";
+  const bool page = path == "/" || path == "/explore" ||
+                    (path.rfind(prefix, 0) == 0 && find_asset(path.substr(prefix.size())));
+  return page ? "GET, HEAD" : "";
+}
 
 void mount_explore(serve::ConnectionServer& http, ExploreApi& api) {
   http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/explore/"); });

@@ -13,6 +13,10 @@ namespace llm0::explore {
 /// JSON text of an API answer (invalid UTF-8 written as U+FFFD, never a throw).
 std::string dump_api_json(const nlohmann::json& j);
 
+/// The methods `path` takes (the Allow header's value): "GET, HEAD" for a page, a redirect or a GET
+/// endpoint, "POST" for /explore/api/kv; "" when there is no such page or endpoint.
+std::string allowed_methods(const std::string& path);
+
 /// Adds GET / (a redirect to /explore/), GET /explore (redirect), GET /explore/NAME (an embedded
 /// file with its MIME type; 404 error object for an unknown name), GET|POST /explore/api/...
 /// (ExploreApi::handle) to `http`. `api` must outlive the server.

@@ -21,27 +21,56 @@ KvOptions kv_options(const QueryArgs& q) {
 
 }  // namespace
 
-json kv_reference(ExploreApi&, const ApiRequest& r, const std::string& name) {
+// A config the ledger refuses: code bad_config, with the field its message names ("field \"X\"" or
+// the first quoted name) as data for the page's sentence.
+template <typename F>
+json config_checked(F&& compute) {
+  try {
+    return compute();
+  } catch (const ExploreError&) {
+    throw;
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    json data = json::object();
+    if (const size_t a = m.find('"'), b = a == std::string::npos ? a : m.find('"', a + 1); b != std::string::npos)
+      data["field"] = m.substr(a + 1, b - a - 1);
+    throw ExploreError(400, "bad_config", m, "", data);
+  }
+}
+
+json kv_reference(ExploreApi& api, const ApiRequest& r, const std::string& name) {
   const QueryArgs q(r.query, {"context", "dtype", "as", "measure"});
   const std::string path = reference_config_path(name);
   json j = to_json(kv_ledger_from_file(path, kv_options(q)));
-  if (q.flag("measure")) j["measured"] = lesson::measure_kv_small_model(read_json_file(path, "model config file"));
+  if (q.flag("measure")) {
+    const std::unique_lock<std::mutex> turn = api.heavy_turn();
+    j["measured"] = lesson::measure_kv_small_model(read_json_file(path, "model config file"));
+  }
   return j;
 }
 
-json kv_pasted(ExploreApi&, const ApiRequest& r) {
+json kv_pasted(ExploreApi& api, const ApiRequest& r) {
   const QueryArgs q(r.query, {"context", "dtype", "as", "measure"});
+  if (r.body.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ExploreError(400, "empty_body", "empty config: the request has no body (POST the config.json)");
   json config;
   try {
     config = json::parse(r.body);
   } catch (const json::parse_error& e) {
-    throw ExploreError(400, "bad_request", format("the pasted config.json is not valid JSON: {}", e.what()));
+    throw ExploreError(400, "bad_json", format("the pasted config.json is not valid JSON: {}", json_error_text(e)));
   }
   if (!config.is_object())
-    throw ExploreError(400, "bad_request", "the pasted config.json must be a JSON object ({...})");
-  json j = to_json(kv_ledger(config, kv_options(q), "config.json"));
-  if (q.flag("measure")) j["measured"] = lesson::measure_kv_small_model(config);
-  return j;
+    throw ExploreError(400, "not_object", "the pasted config.json must be a JSON object ({...})");
+  const KvOptions opt = kv_options(q);
+  const bool measure = q.flag("measure");
+  return config_checked([&] {
+    json j = to_json(kv_ledger(config, opt, "config.json"));
+    if (measure) {
+      const std::unique_lock<std::mutex> turn = api.heavy_turn();
+      j["measured"] = lesson::measure_kv_small_model(config);
+    }
+    return j;
+  });
 }
 
 }  // namespace llm0::explore

@@ -1,5 +1,7 @@
 // The loaded model's endpoints (explore_handlers.h): attention-map and generate-steps, the same
 // lesson:: calls as `llm0 lesson attention-map|generate-steps --model RUN --json`.
+#include <algorithm>
+
 #include "explore/explore_handlers.h"
 #include "lesson/lesson_attention_map.h"
 #include "lesson/lesson_generate_steps.h"
@@ -12,7 +14,8 @@ namespace {
 
 std::string required_text(const QueryArgs& q) {
   if (!q.has("text") || q.text("text").empty())
-    throw ExploreError(400, "bad_request", "parameter \"text\" is required: the sentence to run");
+    throw ExploreError(400, "missing_param", "parameter \"text\" is required: the sentence to run",
+                       "", {{"param", "text"}});
   return q.text("text");
 }
 
@@ -22,6 +25,14 @@ json lesson_attention_map(ExploreApi& api, const ApiRequest& r) {
   const QueryArgs q(r.query, {"text"});
   const std::string text = required_text(q);
   ExploreApi::ModelLease lease = api.require_model();
+  // The length refusal as data (tokens, limit), so the page says it in its language; the lesson
+  // checks the same count again (attention_map_json).
+  const int64_t T = std::ssize(lease.model.tokenizer->encode_with_special_tokens(text));
+  const int64_t limit = std::min<int64_t>(lesson::kAttentionMapMaxTokens,
+                                          lease.model.model->config().max_position_embeddings);
+  if (T > limit)
+    throw ExploreError(400, "text_too_long", format("the text is {} tokens; the attention map takes "
+                       "at most {}", T, limit), "", {{"param", "text"}, {"tokens", T}, {"limit", limit}});
   return lesson::attention_map_json(lease.model, api.options().model_dir, text);
 }
 

@@ -14,14 +14,17 @@ namespace llm0::explore {
 
 using nlohmann::json;
 
-json error_json(const std::string& message, const std::string& code) {
-  return {{"error", {{"message", message}, {"code", code}}}};
+json error_json(const std::string& message, const std::string& code, const json& data) {
+  json e = data.is_object() ? data : json::object();
+  e["message"] = message, e["code"] = code;
+  return {{"error", e}};
 }
 
 namespace {
 
-[[noreturn]] void bad(const std::string& message) {
-  throw ExploreError(400, "bad_request", message);
+// A refused parameter: `code` (unknown_param, repeated_param, bad_param, bad_utf8) and its name.
+[[noreturn]] void bad(const char* code, const std::string& param, const std::string& message) {
+  throw ExploreError(400, code, message, "", {{"param", param}});
 }
 
 std::string joined(const std::vector<std::string>& names) {
@@ -38,15 +41,15 @@ QueryArgs::QueryArgs(const std::vector<std::pair<std::string, std::string>>& que
   for (size_t i = 0; i < query.size(); ++i) {
     const std::string& key = query[i].first;
     if (!utf8_valid(key))  // the key cannot be shown: named by its place and the bad byte's
-      bad(format("the key of parameter {} is not valid UTF-8 text (byte {} of the key)", i + 1,
+      bad("bad_utf8", "", format("the key of parameter {} is not valid UTF-8 text (byte {} of the key)", i + 1,
                  utf8_invalid_offset(key)));
     if (!utf8_valid(query[i].second))
-      bad(format("parameter \"{}\" is not valid UTF-8 text (byte {} of its value)", key,
+      bad("bad_utf8", key, format("parameter \"{}\" is not valid UTF-8 text (byte {} of its value)", key,
                  utf8_invalid_offset(query[i].second)));
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-      bad(format("unknown parameter \"{}\" (this endpoint takes: {})", key, joined(allowed)));
+      bad("unknown_param", key, format("unknown parameter \"{}\" (this endpoint takes: {})", key, joined(allowed)));
     for (size_t j = 0; j < i; ++j)
-      if (query[j].first == key) bad(format("parameter \"{}\" is given twice", key));
+      if (query[j].first == key) bad("repeated_param", key, format("parameter \"{}\" is given twice", key));
   }
 }
 
@@ -66,7 +69,7 @@ int64_t QueryArgs::integer(const std::string& key, int64_t lo, int64_t hi, int64
   int64_t x = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (v.empty() || ec != std::errc() || end != v.data() + v.size() || x < lo || x > hi)
-    bad(format("parameter \"{}\" must be an integer in [{}, {}], got \"{}\"", key, lo, hi, v));
+    bad("bad_param", key, format("parameter \"{}\" must be an integer in [{}, {}], got \"{}\"", key, lo, hi, v));
   return x;
 }
 
@@ -76,7 +79,7 @@ double QueryArgs::number(const std::string& key, double lo, double hi, double fa
   char* end = nullptr;
   const double x = v.empty() || std::isspace((unsigned char)v[0]) ? NAN : std::strtod(v.c_str(), &end);
   if (!std::isfinite(x) || end != v.c_str() + v.size() || x < lo || x > hi)
-    bad(format("parameter \"{}\" must be a number in [{}, {}], got \"{}\"", key, lo, hi, v));
+    bad("bad_param", key, format("parameter \"{}\" must be a number in [{}, {}], got \"{}\"", key, lo, hi, v));
   return x;
 }
 
@@ -84,7 +87,7 @@ bool QueryArgs::flag(const std::string& key) const {
   if (!has(key)) return false;
   const std::string v = text(key);
   if (v != "true" && v != "false")
-    bad(format("parameter \"{}\" must be true or false, got \"{}\"", key, v));
+    bad("bad_param", key, format("parameter \"{}\" must be true or false, got \"{}\"", key, v));
   return v == "true";
 }
 

@@ -34,18 +34,25 @@ struct ApiResponse {
   std::string allow;
 };
 
-/// A refusal with its HTTP status (400, 404, 405, 413) and code ("bad_request", "no_model",
-/// "not_found", "method_not_allowed", "too_large"); `allow` as ApiResponse's (405 only).
+/// A refusal with its HTTP status (400, 404, 405, 413) and a stable code (docs/explore-api.md
+/// "Errors" lists them: the pages show a sentence of their language for each, the English message
+/// after it); `allow` as ApiResponse's (405 only); `data`: what the code's sentence names
+/// ({"param": "text"}, {"field": "hidden_size"}, {"tokens": 80, "limit": 64}), merged into the
+/// error object.
 struct ExploreError : Error {
-  ExploreError(int status, std::string code, const std::string& message, std::string allow = "")
-      : Error(message), status(status), code(std::move(code)), allow(std::move(allow)) {}
+  ExploreError(int status, std::string code, const std::string& message, std::string allow = "",
+               nlohmann::json data = nlohmann::json::object())
+      : Error(message), status(status), code(std::move(code)), allow(std::move(allow)),
+        data(std::move(data)) {}
   int status;
   std::string code;
   std::string allow;
+  nlohmann::json data;
 };
 
-/// {"error": {"message": message, "code": code}}
-nlohmann::json error_json(const std::string& message, const std::string& code);
+/// {"error": {"message": message, "code": code, ...data}}
+nlohmann::json error_json(const std::string& message, const std::string& code,
+                          const nlohmann::json& data = nlohmann::json::object());
 
 /// The query parameters of one endpoint. The constructor refuses (400) a key or value that is not
 /// valid UTF-8 (naming the key, or the parameter's place when the key itself is not, and the

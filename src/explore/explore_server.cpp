@@ -42,21 +42,37 @@ void error_reply(const httplib::Request& q, httplib::Response& r) {
   int status = r.status;
   if (r.status == 404) msg = format("no page or endpoint {} {}", q.method, q.path), code = "not_found";
   if (r.status == 413) msg = too_large_message(q), code = "too_large";
+  if (r.status == 414)
+    msg = format("the request URI is over {} bytes (the HTTP library's limit); a sentence for the "
+                 "attention map takes at most {} tokens", CPPHTTPLIB_REQUEST_URI_MAX_LENGTH,
+                 ExploreLimits::kAttentionMapTokens), code = "uri_too_long";
   if (const std::string late = serve::request_timeout_message(); !late.empty())
     msg = late, code = "request_timeout", status = 408;
   reply_error(r, status, msg, code);
 }
 
-// Before any body byte is read: a Content-Length that is not a decimal byte count is refused (400)
+// Before any body byte is read, the method (RFC 9110 §15.5.6: 405 with Allow; OPTIONS and TRACE
+// included: the explorer answers no preflight, its pages fetch from their own origin), then a
+// body-taking request without any body (no Content-Length, not chunked: 400 at once, where httplib
+// would wait for the peer to close); then a Content-Length that is not a decimal byte count is refused (400)
 // at once (httplib would read "abc" as 0 and the body as the next request, "-5" as 2^64 − 5 and
 // wait for it), and one over the body limit of its content type gets 413 without reading it.
-httplib::Server::HandlerResponse check_content_length(const httplib::Request& q, httplib::Response& r) {
-  if (!q.has_header("Content-Length")) return httplib::Server::HandlerResponse::Unhandled;
-  const std::string v = q.get_header_value("Content-Length");
+httplib::Server::HandlerResponse check_request(const httplib::Request& q, httplib::Response& r) {
+  const std::string allow = allowed_methods(q.path), v = q.get_header_value("Content-Length");
   uint64_t n = 0;
   const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits || ec != std::errc() || end != v.data() + v.size()) {
+  if (allow.empty() && q.method != "GET" && q.method != "HEAD") {
+    reply_error(r, 404, format("no page or endpoint {} {}", q.method, q.path), "not_found");
+  } else if (!allow.empty() && !method_allowed(q.method, allow)) {
+    reply_error(r, 405, format("{} {} takes {} only", q.method, q.path, allow), "method_not_allowed");
+    r.set_header("Allow", allow);
+  } else if (q.method == "POST" && !q.has_header("Content-Length") && !q.has_header("Transfer-Encoding")) {
+    reply_error(r, 400, "empty config: the request has no body (POST the config.json, with its "
+                "Content-Length)", "empty_body");
+  } else if (!q.has_header("Content-Length")) {
+    return httplib::Server::HandlerResponse::Unhandled;
+  } else if (!digits || ec != std::errc() || end != v.data() + v.size()) {
     reply_error(r, 400, format("malformed Content-Length header \"{}\" (a decimal byte count)", v), "bad_request");
   } else if (n > (form_encoded(q) ? CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH : ExploreLimits::kBodyBytes)) {
     reply_error(r, 413, too_large_message(q), "too_large");
@@ -75,6 +91,8 @@ serve::ConnectionLimits explore_limits() {
   return l;
 }
 
+static_assert(ExploreLimits::kUriBytes == CPPHTTPLIB_REQUEST_URI_MAX_LENGTH, "info.limits.uri_bytes");
+
 ExploreServer::ExploreServer(ExploreApi& api, const serve::ConnectionLimits& limits)
     : serve::ConnectionServer(limits, {[] { return std::string(); }, [] {}}) {
   set_payload_max_length(ExploreLimits::kBodyBytes);
@@ -83,7 +101,7 @@ ExploreServer::ExploreServer(ExploreApi& api, const serve::ConnectionLimits& lim
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   set_error_handler(error_reply);
-  set_pre_routing_handler(check_content_length);
+  set_pre_routing_handler(check_request);
   set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr) {
     r.status = 500;
     r.set_content(dump_api_json(error_json("internal error", "internal_error")), "application/json");

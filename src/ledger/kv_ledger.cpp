@@ -201,6 +201,8 @@ KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt, std::stri
   out.model_type = f.text_or_empty("model_type");
   out.dtype = opt.dtype;
   out.num_hidden_layers = f.positive("num_hidden_layers");
+  LLM0_CHECK(out.num_hidden_layers <= kKvMaxLayers, "{}: field \"num_hidden_layers\" is {}; the "
+             "ledger takes at most {} layers", source, out.num_hidden_layers, kKvMaxLayers);
   out.num_attention_heads = f.positive("num_attention_heads");
   out.mtp_layers_not_counted = f.non_negative_or("num_nextn_predict_layers", 0);
   if (opt.context) {

@@ -100,10 +100,14 @@ struct KvLedger {
   std::vector<std::string> notes;             ///< conventions worth stating (MTP, conv, ...)
 };
 
+/// Most layers a config may state (num_hidden_layers): the ledger resolves each layer's kind, so an
+/// absurd count would cost memory and time in proportion; real models have at most a few hundred.
+constexpr int64_t kKvMaxLayers = 100000;
+
 /// Computes the ledger of `config` (a Hugging Face config.json; a nested "text_config" is used
 /// when the top level has no num_hidden_layers). `source` names the file in error messages.
 /// Throws llm0::Error naming the field and `source` when a required field is missing, not a
-/// positive integer, or inconsistent (heads not divisible, layer_types of the wrong length, an
+/// positive integer, over kKvMaxLayers layers, or inconsistent (heads not divisible, layer_types of the wrong length, an
 /// unknown layer type), when the context is negative, or when a byte count overflows 64 bits.
 KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt,
                    std::string_view source = "config.json");

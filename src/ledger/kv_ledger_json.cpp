@@ -97,6 +97,12 @@ json to_json(const KvLedger& l) {
             {"conv_channels", l.conv_channels}, {"fixed_state_bytes", l.fixed_state_bytes},
             {"total_bytes_at_context", l.total_bytes_at_context}, {"groups", groups},
             {"notes", l.notes}};
+  // The totals as exact decimal text: past 2^53 a JavaScript (or any double) reader of the
+  // numbers above rounds them; the pages format these.
+  j["exact"] = {{"kv_bytes_per_token", std::to_string(l.kv_bytes_per_token)},
+                {"kv_bytes_at_context", std::to_string(l.kv_bytes_at_context)},
+                {"fixed_state_bytes", std::to_string(l.fixed_state_bytes)},
+                {"total_bytes_at_context", std::to_string(l.total_bytes_at_context)}};
   if (!l.mla_expanded_formula.empty())  // bytes null when the config lacks a per-head size
     j["mla_expanded"] = {{"bytes_per_token", l.mla_expanded_bytes_per_token > 0
                                                  ? nlohmann::json(l.mla_expanded_bytes_per_token)

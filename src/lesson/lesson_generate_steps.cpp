@@ -34,6 +34,7 @@ json generate_steps_json(GenerationModel& m, const std::string& model_name,
     if (s.token < 0) break;
     json step = state_json(gen.result());
     step["token"] = {{"id", s.token}, {"text", token_piece(*m.tokenizer, s.token)}};
+    step["text"] = s.text;  // the step's decoded delta: bytes of an unfinished character held back
     steps.push_back(std::move(step));
   }
   const GenerateResult end = gen.result();

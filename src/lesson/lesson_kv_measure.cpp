@@ -8,6 +8,7 @@
 #include "ledger/kv_ledger.h"
 #include "lesson/lesson_kv_bytes.h"
 #include "lesson/lesson_kv_cache.h"
+#include "model/config_fields.h"
 #include "model/init.h"
 
 namespace llm0::lesson {
@@ -24,6 +25,22 @@ void shrink(json& c, const char* key, int64_t value) {
 int64_t positive(const json& c, const char* key, int64_t fallback) {
   return c.contains(key) && c[key].is_number_integer() && c[key].get<int64_t>() > 0 ? c[key].get<int64_t>()
                                                                                     : fallback;
+}
+
+// Past kMeasureMaxLayers layers the cache bytes scale by layer count: one layer of each distinct
+// kind, in order of first appearance, stated as explicit layer_types (resolve_layer_types takes
+// them before any pattern field), measures what each kind holds.
+void one_layer_per_kind(json& c) {
+  const int64_t L = positive(c, "num_hidden_layers", 0);
+  if (L <= kMeasureMaxLayers) return;
+  LLM0_CHECK(L <= kKvMaxLayers, "the config: field \"num_hidden_layers\" is {}; at most {} layers "
+             "are measured", L, kKvMaxLayers);
+  std::vector<std::string> kinds;
+  for (const std::string& t : resolve_layer_types(ConfigFields{c, "the config"}, L))
+    if (std::find(kinds.begin(), kinds.end(), t) == kinds.end()) kinds.push_back(t);
+  c["num_hidden_layers"] = static_cast<int64_t>(kinds.size());
+  c["layer_types"] = kinds;
+  c.erase("max_window_layers");  // a Qwen sliding start past the new count would be out of range
 }
 
 }  // namespace
@@ -51,7 +68,12 @@ json small_config_of_kind(const json& config) {
   const int64_t lk = positive(c, "linear_num_key_heads", 1), lv = positive(c, "linear_num_value_heads", lk);
   shrink(c, "linear_num_key_heads", 2), shrink(c, "linear_num_value_heads", 2 * std::max<int64_t>(lv / lk, 1));
   shrink(c, "linear_key_head_dim", 16), shrink(c, "linear_value_head_dim", 16);
-  shrink(c, "sliding_window", 8);
+  shrink(c, "sliding_window", 8), shrink(c, "linear_conv_kernel_dim", 4);
+  // transformers' LlamaConfig defaults for fields published configs may omit (Llama-2-7b-hf states
+  // no rope_theta): configuration_llama.py, rope_theta=10000.0, rms_norm_eps=1e-6.
+  if (!c.contains("rope_theta")) c["rope_theta"] = 10000.0;
+  if (!c.contains("rms_norm_eps") && !c.contains("layer_norm_eps")) c["rms_norm_eps"] = 1e-6;
+  one_layer_per_kind(c);
   return c;
 }
 

@@ -1,7 +1,8 @@
 // `llm0 kv FILE --measure`: the ledger's bytes checked by the engine on a small model of the same
 // kind. The config is scaled down (widths, heads, experts, latent ranks, linear heads, window and
-// vocabulary made small, rope_scaling dropped; the layer count, the layer kinds and the attention
-// kind — MHA, GQA, MQA or MLA — kept), initialised with random weights, and 16 tokens are forwarded through the
+// vocabulary made small, rope_scaling dropped, transformers' LlamaConfig defaults for an absent
+// rope_theta (10000) or rms_norm_eps (1e-6); the layer count — up to kMeasureMaxLayers, past it
+// one layer of each kind —, the layer kinds and the attention kind — MHA, GQA, MQA or MLA — kept), initialised with random weights, and 16 tokens are forwarded through the
 // engine's cache in float32 and bfloat16; ModelCache::bytes_in_use is set beside the ledger of
 // the same small config (total_bytes_at_context: per-token bytes × 16, windows capped, plus any
 // fixed recurrent state). The two must be equal (DESIGN.md "LayerCache::bytes_in_use() = llm0 kv").
@@ -12,6 +13,9 @@ namespace llm0::lesson {
 
 /// Tokens forwarded by the measurement (more than the scaled window of 8, so windows cap).
 constexpr int kKvMeasureTokens = 16;
+/// Layer count kept by small_config_of_kind; a config with more gets one layer of each distinct
+/// layer kind (explicit layer_types), so the measurement stays small whatever the pasted count.
+constexpr int64_t kMeasureMaxLayers = 128;
 
 /// The small config of the same kind as `config` (a Hugging Face config.json; a nested
 /// "text_config" is used when the top level has no num_hidden_layers). Fields it does not know

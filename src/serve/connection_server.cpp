@@ -53,10 +53,10 @@ thread_local Connection* tl_connection = nullptr;
 // waiting for a request.
 class ConnectionQueue final : public httplib::TaskQueue {
  public:
-  ConnectionQueue(int workers, double grace_s, const OverflowRoutes& routes)
+  ConnectionQueue(int workers, double grace_s, const OverflowRoutes& routes, const std::string& busy_option)
       : workers_(workers),
         grace_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s))),
-        overflow_(routes.metrics_text, routes.on_refused) {
+        overflow_(routes.metrics_text, routes.on_refused, OverflowResponder::kMaxClients, busy_option) {
     for (int i = 0; i < workers; ++i) {
       try {
         threads_.emplace_back([this] { work(); });
@@ -262,7 +262,8 @@ ConnectionServer::ConnectionServer(const ConnectionLimits& limits, OverflowRoute
     : limits_(limits), routes_(routes) {
   const int workers = std::max(1, limits.max_connections);
   const double grace = limits.reading_grace_s;
-  new_task_queue = [workers, grace, routes] { return new ConnectionQueue(workers, grace, routes); };
+  const std::string busy = limits.command.empty() ? "" : limits.command + " --max-connections";
+  new_task_queue = [workers, grace, routes, busy] { return new ConnectionQueue(workers, grace, routes, busy); };
   set_read_timeout(limits.read_timeout_s, 0);
   set_write_timeout(limits.write_timeout_s, 0);
   set_keep_alive_timeout(limits.keep_alive_timeout_s);

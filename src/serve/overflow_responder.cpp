@@ -31,8 +31,8 @@ struct OverflowResponder::Client {
 };
 
 OverflowResponder::OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused,
-                                     size_t max_clients)
-    : metrics_text_(std::move(metrics_text)), on_refused_(std::move(on_refused)), max_clients_(std::max<size_t>(1, max_clients)) {
+                                     size_t max_clients, std::string busy_option)
+    : metrics_text_(std::move(metrics_text)), busy_option_(std::move(busy_option)), on_refused_(std::move(on_refused)), max_clients_(std::max<size_t>(1, max_clients)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -151,8 +151,9 @@ void OverflowResponder::answer(Client& c) {
   } else if (is("/metrics")) {
     reply = raw_response(200, "text/plain; version=0.0.4", metrics_text_());
   } else {
-    reply = raw_error_response(ApiError(503, "the server is busy: every connection slot is taken (llm0 serve "
-                                        "--max-connections); retry later", "", "server_error", "server_busy"),
+    const std::string option = busy_option_.empty() ? "" : " (" + busy_option_ + ")";
+    reply = raw_error_response(ApiError(503, "the server is busy: every connection slot is taken" + option +
+                                        "; retry later", "", "server_error", "server_busy"),
                                "Retry-After: 1\r\n");
     on_refused_();
   }

@@ -27,9 +27,11 @@ class OverflowResponder {
   /// The most sockets held at once.
   static constexpr size_t kMaxClients = 1024;
   /// `metrics_text` renders GET /metrics; `on_refused` is called for each 503 and 408. Both run on
-  /// this responder's thread. `max_clients` (>= 1): the sockets held at once.
+  /// this responder's thread. `max_clients` (>= 1): the sockets held at once. `busy_option`: the
+  /// option that sets the connection slots, named in the 503 message ("" = none: "try again").
   OverflowResponder(std::function<std::string()> metrics_text, std::function<void()> on_refused,
-                    size_t max_clients = kMaxClients);
+                    size_t max_clients = kMaxClients,
+                    std::string busy_option = "llm0 serve --max-connections");
   /// Closes every socket still held.
   ~OverflowResponder();
   OverflowResponder(const OverflowResponder&) = delete;
@@ -56,6 +58,7 @@ class OverflowResponder {
   void answer(Client& c);
 
   std::function<std::string()> metrics_text_;
+  std::string busy_option_;
   std::function<void()> on_refused_;
   size_t max_clients_;
   std::mutex mu_;

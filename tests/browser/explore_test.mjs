@@ -182,6 +182,65 @@ async function longSentence(page) {
   await page.waitForFunction(() => document.querySelectorAll("#gen-steps tbody tr").length > 1, null, {timeout: 60000});
   await page.waitForTimeout(4000);  // the continuation's animation (90 ms a step) has run
 }
+// Every provenance command the page shows runs as printed (llm0 = the binary under test, from the
+// repository root) and exits 0; a `--json` one prints JSON. Commands seen on an earlier page are
+// not run again. `llm0 kv config.json` (the paste panel) runs in a folder holding the pasted text as
+// config.json.
+const ranCommands = new Set();
+async function provenanceCommands(page) {
+  const cmds = await page.$$eval(".prov-cmd", (els) => els.map((e) => e.textContent.trim()));
+  const pasted = await page.$eval("#paste-config", (e) => e.value).catch(() => null);
+  const pasteDir = fs.mkdtempSync("/tmp/llm0-explore-paste-");
+  if (pasted !== null) fs.writeFileSync(`${pasteDir}/config.json`, pasted);
+  for (const cmd of cmds) {
+    if (ranCommands.has(cmd)) continue;
+    ranCommands.add(cmd);
+    assert.match(cmd, /^llm0 /, cmd);
+    let out;
+    try {
+      out = execFileSync("bash", ["-c", `"$LLM0" ${cmd.slice(5)}`], {cwd: / config\.json /.test(cmd) ? pasteDir : ROOT,
+                                                                    encoding: "utf8", maxBuffer: 1 << 28,
+                                                                    env: {...process.env, OMP_NUM_THREADS: "1"}});
+    } catch (e) {
+      throw new Error(`the page's command failed: ${cmd}\n${e.stderr || e}`);
+    }
+    if (/ --json( |$)/.test(cmd)) JSON.parse(out);
+  }
+  fs.rmSync(pasteDir, {recursive: true});
+}
+// The sentence boxes are checked on the page, in the page's language: empty, and longer than the
+// request URI carries (春眠不觉晓 × 400); the second is never sent (no HTTP 414).
+async function sentenceChecks(page) {
+  for (const [box, go] of [["#heat-text", "#heat-go"], ["#gen-text", "#gen-go"]]) {
+    for (const [s, want] of [["", "句子是空的"], ["春眠不觉晓".repeat(400), "句子太长"]]) {
+      await page.fill(box, s);
+      await page.click(go);
+      const errors = await page.$$eval(".panel-error:not([hidden])", (els) => els.map((e) => e.textContent));
+      assert.ok(errors.some((e) => e.includes(want)), `${box} "${s.slice(0, 10)}": ${errors.join(" | ")}`);
+    }
+  }
+  // A server refusal in Chinese with the English detail: a missing parameter's code.
+  const msg = await page.evaluate(() => window.llm0x.api("lesson/attention-map", {}).then(() => "", (e) => e.message));
+  assert.ok(msg.startsWith("缺少参数 text") && msg.includes("parameter \"text\" is required"), msg);
+  expectErrors += 1;  // the 400 it asked for
+  // Each step's text is its decoded delta: together they are the generated text, even where a
+  // token ends inside a character (stories260K spells Chinese in byte tokens).
+  const d = await page.evaluate(() => window.llm0x.api("lesson/generate-steps", {text: "小明把", tokens: 12}));
+  assert.equal(d.steps.map((s) => s.text).join(""), d.generated_text);
+  assert.ok(!d.steps.some((s) => /<0x/.test(s.text)), "a raw byte in a step's text");
+}
+// Byte figures round as the CLI's format_bytes does (printf: a tie to even), on exact integers: the
+// CLI's own line for DeepSeek-V3 (70,272 B = 68.625 KiB), and a total past 2^53 sent as a string.
+async function byteFormat(page) {
+  const line = execFileSync(LLM0, ["kv", "configs/reference/deepseek-v3.json"], {cwd: ROOT, encoding: "utf8"});
+  const cli = /KV per token\s+70,272 B \(([^)]*)\)/.exec(line);
+  assert.ok(cli, line);
+  assert.equal(await page.evaluate(() => window.llm0x.fmtBytes(70272)), cli[1]);
+  const exact = await page.evaluate(() => window.llm0x.api("kv/reference/deepseek-v3", {context: 1099511627776}));
+  const want = (BigInt(exact.exact.kv_bytes_per_token) * 1099511627776n).toString();
+  assert.equal(exact.exact.kv_bytes_at_context, want);
+  assert.equal(await page.evaluate((s) => window.llm0x.fmtInt(s), want), BigInt(want).toLocaleString("en-US"));
+}
 async function languageSwitch(page) {
   const before = await headings(page);
   await page.click("#lang-switch");
@@ -220,8 +279,10 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       await noPanelErrors(page);
       if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); await worldCache(page); }
       if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); }
-      if (id === "lineage" && origin === "live") await paste(page);
+      if (id === "lineage" && origin === "live") { await paste(page); await byteFormat(page); }
       if (id === "model") await heatmaps(page);
+      if (origin === "live") await provenanceCommands(page);
+      if (id === "model" && origin === "live") await sentenceChecks(page);
       await languageSwitch(page);
       if (id === "kv-cache") { await ledgerFixedState(page); await noEnglishModelNames(page); }
       await page.evaluate(() => window.scrollTo(0, 0));  // the sticky header at the top of the picture

@@ -6,7 +6,7 @@
 (function (x) {
   "use strict";
 
-  function ApiError(message) { this.name = "ApiError"; this.message = message; }
+  function ApiError(message, code) { this.name = "ApiError"; this.message = message; this.code = code || ""; }
   ApiError.prototype = Object.create(Error.prototype);
   x.ApiError = ApiError;
 
@@ -21,6 +21,27 @@
     return "/explore/api/" + path + (q ? "?" + q : "");
   };
 
+  // An error object in the page's language: the sentence of its code (i18n "err.code.CODE", filled
+  // from the object's data: param, field, tokens, limit) with the engine's English detail after it;
+  // a language without a sentence for the code (English: the detail is already English) shows
+  // the detail alone.
+  x.errorText = function (e, status) {
+    var detail = e.message || "HTTP " + status, key = "err.code." + e.code;
+    var has = e.code && Object.prototype.hasOwnProperty.call(x.strings[x.lang] || {}, key);
+    return has ? x.t(key, e) + "（" + detail + "）" : detail;
+  };
+
+  // A sentence box's text checked on the page before it is sent (as the server would refuse it):
+  // empty, or longer than the request URI can carry (info.limits.uri_bytes). "" when it is fine.
+  x.sentenceError = function (text, info) {
+    if (!String(text).trim()) return x.t("err.emptyText");
+    var limits = info.limits || {};
+    var bytes = encodeURIComponent(text).length;
+    if (limits.uri_bytes && bytes + 200 > limits.uri_bytes)  // 200: the path and other parameters
+      return x.t("err.textTooLong", {chars: Array.from(text).length, limit: limits.attention_map_tokens});
+    return "";
+  };
+
   x.isStatic = function () { return typeof window.LLM0_BAKED === "object" && window.LLM0_BAKED !== null; };
 
   var cache = new Map();  // canonical key -> Promise of JSON; a language switch re-renders from it
@@ -29,8 +50,8 @@
     var body = null;
     try { body = await response.json(); } catch (e) { body = null; }
     if (!response.ok || (body && body.error)) {
-      var msg = body && body.error && body.error.message ? body.error.message : "HTTP " + response.status;
-      throw new ApiError(msg);
+      var e = body && body.error ? body.error : {};
+      throw new ApiError(x.errorText(e, response.status), e.code);
     }
     return body;
   }

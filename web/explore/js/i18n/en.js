@@ -17,6 +17,8 @@
     "err.prefix": "Error: ",
     "err.notBaked": "This value was not baked into the export; it needs the running engine (llm0 explore).",
     "err.noServer": "Cannot reach the engine; start llm0 explore first.",
+    "err.emptyText": "The sentence is empty: type a sentence first.",
+    "err.textTooLong": "The sentence is too long ({chars} characters): the attention map takes at most {limit} tokens.",
     "prov.label": "Where the numbers come from:",
     "model.none": "No model is loaded. After training one, open it with: {hint}",
 

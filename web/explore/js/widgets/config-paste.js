@@ -32,9 +32,9 @@
       var m = d.measured;
       var rows = [
         [x.t("paste.kind"), d.attention + (d.model_type ? " · " + d.model_type : "")],
-        [x.t("paste.perToken"), x.fmtInt(d.kv_bytes_per_token) + " B", "paste-per-token"],
-        [x.t("paste.atContext", {n: x.fmtInt(d.context)}), x.fmtInt(d.total_bytes_at_context) + " B = " + x.fmtBytes(d.total_bytes_at_context), "paste-at-context"]];
-      if (d.fixed_state_bytes) rows.push([x.t("paste.fixed"), x.fmtBytes(d.fixed_state_bytes)]);
+        [x.t("paste.perToken"), x.fmtInt(x.ledgerBytes(d, "kv_bytes_per_token")) + " B", "paste-per-token"],
+        [x.t("paste.atContext", {n: x.fmtInt(d.context)}), x.fmtInt(x.ledgerBytes(d, "total_bytes_at_context")) + " B = " + x.fmtBytes(x.ledgerBytes(d, "total_bytes_at_context")), "paste-at-context"]];
+      if (d.fixed_state_bytes) rows.push([x.t("paste.fixed"), x.fmtBytes(x.ledgerBytes(d, "fixed_state_bytes"))]);
       // The engine's measurement: one row per element type (bytes held after m.tokens tokens).
       // The small model could not be built (e.g. the paste lacks a field it needs): say why, no verdict.
       if (m && m.error) { panel.showError({message: m.error}); m = null; }

@@ -16,6 +16,8 @@
       x.el("option", {value: "0", selected: st.temperature === 0, text: x.t("model.gen.greedy")}),
       x.el("option", {value: "0.8", selected: st.temperature !== 0, text: x.t("model.gen.sampled")}));
     var go = x.el("button", {type: "button", id: "gen-go", text: x.t("model.gen.go"), onclick: function () {
+      var bad = x.sentenceError(input.value, info);
+      if (bad) { panel.showError({message: bad}); return; }
       st.text = input.value; st.temperature = Number(mode.value); load();
     }});
     panel.body.appendChild(x.el("div", {class: "controls"}, input, mode, go));
@@ -40,7 +42,7 @@
     }
     function play(d) {
       clearInterval(timer);
-      var prompt = d.prompt.map(function (p) { return p.text; }).join("");
+      var prompt = d.text;  // as typed: the prompt's pieces may split a character into <0xNN> bytes
       var max = d.steps.length ? d.steps[d.steps.length - 1].cache_bytes : d.prefill.cache_bytes;
       var shown = 0;
       text.textContent = prompt;
@@ -50,7 +52,14 @@
       var tick = function () {
         if (shown >= d.steps.length) { clearInterval(timer); return; }
         var s = d.steps[shown++];
-        text.appendChild(x.el("span", {class: "gen-tok", text: s.token.text}));
+        // The step's decoded delta (an unfinished character's bytes held until it completes);
+        // after the last step, whatever the generated text still has (bytes held at the end).
+        var delta = s.text;
+        if (shown === d.steps.length) {
+          var so_far = Array.prototype.map.call(text.querySelectorAll(".gen-tok"), function (n) { return n.textContent; }).join("") + delta;
+          if (d.generated_text.indexOf(so_far) === 0) delta += d.generated_text.slice(so_far.length);
+        }
+        text.appendChild(x.el("span", {class: "gen-tok", text: delta}));
         table.appendChild(row(shown, s.token.text, s));
         if (barEl) barEl.style.width = (100 * s.cache_bytes / max).toFixed(1) + "%";
       };
@@ -58,7 +67,7 @@
     }
     function load() {
       panel.provenance("model.gen.prov", "llm0 lesson generate-steps --model " + model.name + " --text " + x.shellQuote(st.text) +
-                       " --tokens " + st.tokens + " --temperature " + st.temperature);
+                       " --tokens " + st.tokens + " --temperature " + st.temperature + " --json");
       clearInterval(timer);  // a new request stops the previous one's animation at once
       table.textContent = ""; text.textContent = "";
       var seq = ++requests;  // and an older answer arriving later is not played

@@ -48,7 +48,11 @@
       layer.appendChild(x.el("option", {value: i, selected: i === st.layer, text: x.t("model.map.layer", {l: i})}));
     }
     var go = x.el("button", {type: "button", id: "heat-go", text: x.t("model.map.go"),
-                             onclick: function () { st.text = input.value; load(); }});
+                             onclick: function () {
+      var bad = x.sentenceError(input.value, info);
+      if (bad) { panel.showError({message: bad}); return; }
+      st.text = input.value; load();
+    }});
     panel.body.appendChild(x.el("div", {class: "controls"}, input, layer, go));
     var out = x.el("div", {id: "heat-out"});
     panel.body.appendChild(out);
@@ -66,7 +70,7 @@
                                    width.toFixed(1) + "rem),1fr))"}, L.heads.map(function (rows, h) { return map(data.tokens, rows, h, small); })));
     }
     function load() {
-      panel.provenance("model.map.prov", "llm0 lesson attention-map --model " + model.name + " --text " + x.shellQuote(st.text));
+      panel.provenance("model.map.prov", "llm0 lesson attention-map --model " + model.name + " --text " + x.shellQuote(st.text) + " --json");
       data = null; out.textContent = "";
       panel.load(x.api("lesson/attention-map", {text: st.text}), function (d) { data = d; draw(); }, out);
     }

@@ -18,16 +18,16 @@
       panel.body.appendChild(x.el("p", {class: "ledger-formula big", id: "ledger-formula"},
         factors.map(function (f, i) {
           return [i ? " × " : "", x.el("span", {title: f[1], text: x.fmtInt(f[0])})];
-        }), " = ", x.el("span", {id: "ledger-per-token", text: x.fmtInt(d.kv_bytes_per_token) + " B"}),
-        " = " + x.fmtBytes(d.kv_bytes_per_token) + x.t("kv.ledger.perToken")));
+        }), " = ", x.el("span", {id: "ledger-per-token", text: x.fmtInt(x.ledgerBytes(d, "kv_bytes_per_token")) + " B"}),
+        " = " + x.fmtBytes(x.ledgerBytes(d, "kv_bytes_per_token")) + x.t("kv.ledger.perToken")));
       panel.body.appendChild(x.el("p", {class: "legend"}, factors.map(function (f) {
         return x.el("span", null, x.fmtInt(f[0]) + " = " + f[1]);
       })));
       panel.body.appendChild(x.el("p", {class: "big", id: "ledger-context"},
-        x.t("kv.ledger.atContext", {n: x.fmtInt(d.context), b: x.fmtBytes(d.kv_bytes_at_context)})));
+        x.t("kv.ledger.atContext", {n: x.fmtInt(d.context), b: x.fmtBytes(x.ledgerBytes(d, "kv_bytes_at_context"))})));
       if (product !== d.kv_bytes_per_token) panel.showError(x.t("kv.ledger.mismatch", {p: product}));
       if (d.hybrid) panel.body.appendChild(x.el("p", {class: "note", text: x.t("kv.ledger.hybrid",
-        {linear: d.layers.linear_attention || 0, state: x.fmtBytes(d.fixed_state_bytes),
+        {linear: d.layers.linear_attention || 0, state: x.fmtBytes(x.ledgerBytes(d, "fixed_state_bytes")),
          delta: x.fmtBytes(d.linear_state_bytes), conv: x.fmtBytes(d.conv_state_bytes || 0)})}));
     });
   };

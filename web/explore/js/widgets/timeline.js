@@ -57,8 +57,8 @@
       provenance: "tl.cache.prov", command: "llm0 kv configs/reference/*.json"});
     var kv = function (name, params) { return x.api("kv/reference/" + name, params); };
     var per = function (d) {
-      return x.t("tl.perToken", {name: d.source.replace(/^.*\//, "").replace(/\.json$/, ""), b: x.fmtInt(d.kv_bytes_per_token),
-                                  kib: x.fmtBytes(d.kv_bytes_per_token), n: x.fmtInt(d.context), at: x.fmtBytes(d.kv_bytes_at_context)});
+      return x.t("tl.perToken", {name: d.source.replace(/^.*\//, "").replace(/\.json$/, ""), b: x.fmtInt(x.ledgerBytes(d, "kv_bytes_per_token")),
+                                  kib: x.fmtBytes(x.ledgerBytes(d, "kv_bytes_per_token")), n: x.fmtInt(d.context), at: x.fmtBytes(x.ledgerBytes(d, "kv_bytes_at_context"))});
     };
     var both = function (a, b) { return Promise.all([a, b]); };
     panel.body.appendChild(x.el("ol", {class: "timeline"},
@@ -71,7 +71,7 @@
         return per(r[0]) + "  ·  " + per(r[1]);
       })),
       entry("linear", "linear", numbers(both(kv(ANCHOR, {context: CTX}), kv("qwen3-next-80b-a3b", {})), function (r) {
-        return x.t("tl.linear.num", {layers: r[0].layers.linear_attention, state: x.fmtBytes(r[0].fixed_state_bytes)}) +
+        return x.t("tl.linear.num", {layers: r[0].layers.linear_attention, state: x.fmtBytes(x.ledgerBytes(r[0], "fixed_state_bytes"))}) +
                "  ·  " + per(r[1]);
       }))));
   };
