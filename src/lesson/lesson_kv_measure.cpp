@@ -8,7 +8,7 @@
 #include "ledger/kv_ledger.h"
 #include "lesson/lesson_kv_bytes.h"
 #include "lesson/lesson_kv_cache.h"
-#include "model/config_fields.h"
+#include "config/config_fields.h"
 #include "model/init.h"
 
 namespace llm0::lesson {
