@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "config/config_fields.h"
 #include "core/check.h"
 #include "ledger/kv_ledger.h"
 #include "lesson/lesson_kv_bytes.h"
 #include "lesson/lesson_kv_cache.h"
-#include "config/config_fields.h"
 #include "model/init.h"
 
 namespace llm0::lesson {
