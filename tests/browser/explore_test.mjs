@@ -122,6 +122,16 @@ async function paste(page) {
   assert.equal(await text(page, "#paste-per-token"), "69,120 B");
   assert.match(await text(page, "#paste-measured"), /\d/, "the engine's measurement on a small model of the kind");
   assert.match(await text(page, "#paste-verdict"), /✓/, "engine bytes = ledger bytes on the small model");
+  // The ledger's formulas and notes in Chinese on the Chinese page (x.ledgerText): a hybrid (state,
+  // conv window, its note), a sliding window, MLA with a multi-token-prediction note.
+  for (const name of ["qwen3-next-80b-a3b", "mistral-7b-v0.1", "deepseek-v3"]) {
+    await page.fill("#paste-config", fs.readFileSync(`${ROOT}/configs/reference/${name}.json`, "utf8"));
+    await page.click("#paste-go");
+    await page.waitForSelector("#paste-per-token", {timeout: 60000});
+    const out = await text(page, "#paste-out");
+    assert.doesNotMatch(out, /per token|per layer|shared by|held for|fixed, per|counted|unknown:|conv window|\bstate\b/,
+                        `${name}: English ledger words on the Chinese page: ${out}`);
+  }
   // Malformed input: an error in the panel (the server's 400 is the one console error allowed).
   expectErrors++;
   await page.fill("#paste-config", "{\"model_type\": \"llama\", \"hidden_size\": ");

@@ -22,6 +22,31 @@
     return m ? x.t("model.randomWeights", {config: m[1], seed: m[2]}) : String(name);
   };
 
+  // The ledger's formula and note sentences (src/ledger/kv_ledger.cpp: attention_cost, mla_cost,
+  // linear_group, build_groups, mla_expanded and the notes), in the page's language. The numbers and
+  // config field names stay as the engine wrote them; only the English words around them change.
+  // A sentence the table does not know stays English (the browser test fails on the known words).
+  var LEDGER_ZH = [
+    [/ B per token per layer, shared by all heads/g, " B（每 token 每层，所有头共用）"],
+    [/ B per token per layer; × ([\d,]+) layers = ([\d,]+) B per token/g, " B（每 token 每层）；× $1 层 = $2 B（每 token）"],
+    [/ B per token per layer/g, " B（每 token 每层）"],
+    [/, held for min\(context, sliding_window ([\d,]+)\) tokens/g, "，只保留 min(上下文, sliding_window $1) 个 token"],
+    [/^state /, "状态 "],
+    [/; conv window /g, "；卷积窗口 "],
+    [/ channels /g, " 通道 "],
+    [/; fixed, per layer$/, "；大小固定，每层"],
+    [/^unknown: the config has no (\w+)$/, "未知：config 里没有 $1"],
+    [/^num_nextn_predict_layers=(\d+) multi-token-prediction layer\(s\) not counted \(used only for speculative decoding\)$/,
+     "num_nextn_predict_layers=$1 个多 token 预测层未计入（它们只用于投机解码）"],
+    [/^conv window counted as the last linear_conv_kernel_dim - 1 inputs, the minimum a causal conv needs \(some implementations keep linear_conv_kernel_dim\)$/,
+     "卷积窗口按最后 linear_conv_kernel_dim - 1 个输入计：因果卷积至少要这么多（有的实现保留 linear_conv_kernel_dim 个）"]];
+  x.ledgerText = function (s) {
+    s = String(s);
+    if (x.lang !== "zh") return s;
+    LEDGER_ZH.forEach(function (r) { s = s.replace(r[0], r[1]); });
+    return s;
+  };
+
   // Picks the language before the first render; serverLang is info.lang.
   x.chooseLang = function (serverLang) {
     var fromUrl = new URLSearchParams(location.search).get("lang");

@@ -49,11 +49,11 @@
         return x.el("tr", null, x.el("td", {text: r[0]}), x.el("td", {id: r[2] || null, class: r[2] === "paste-per-token" ? "big" : null, text: r[1]}));
       })))));
       out.appendChild(x.el("ul", null, (d.groups || []).map(function (g) {
-        return x.el("li", null, x.el("span", {class: "mono", text: g.layers + " × " + (g.layer_type || "") + ": "}), g.formula);
+        return x.el("li", null, x.el("span", {class: "mono", text: g.layers + " × " + (g.layer_type || "") + ": "}), x.ledgerText(g.formula));
       })));
       if (m) out.appendChild(x.el("p", {class: agree ? "ok" : "bad", id: "paste-verdict",
         text: x.t(agree ? "paste.agree" : "paste.disagree")}));
-      (d.notes || []).forEach(function (n) { out.appendChild(x.el("p", {class: "legend", text: n})); });
+      (d.notes || []).forEach(function (n) { out.appendChild(x.el("p", {class: "legend", text: x.ledgerText(n)})); });
     }
     function run() {
       st.text = area.value; st.context = ctx.value; st.dtype = dtype.value;
