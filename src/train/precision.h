@@ -1,0 +1,56 @@
+// The number format of training's matrix products (`llm0 train --precision auto|f32|bf16`, issue
+// 28). bf16 is mixed precision as PyTorch's torch.autocast(dtype=bfloat16) and llm.c do it: float32
+// master weights, gradients and AdamW state; the linear layers' products (forward and backward)
+// take BF16 operands and accumulate in float32 (ops/bf16_gemm.h, Model::set_bf16_products); norms,
+// softmax, attention's score products, RoPE, the loss and the optimizer stay float32.
+// Saved activations: all stay float32. Each product rounds its own operands, so a BF16 copy of an
+// activation read only by products (the inputs of q/k/v, gate/up, o and down) would give the same
+// bits, but every such activation is also read by a float32 op (the norm's or SwiGLU's backward),
+// whose gradient would then change; the memory is not what limits llm0's presets.
+// auto: BF16 only where this CPU has BF16 dot products (AVX512_BF16 at the kernel level in use,
+// core/cpu_features.h) AND the run's own products measure faster in BF16 than in float32.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+
+namespace llm0 {
+
+enum class TrainPrecision { F32, Bf16 };
+
+/// "f32" or "bf16" (the --precision values and trainer_state.json's "precision").
+const char* precision_name(TrainPrecision p);
+/// Parses "f32" / "bf16". Throws llm0::Error naming `what` for anything else.
+TrainPrecision parse_precision(const std::string& s, const std::string& what);
+
+/// A linear layer's weight shape [O, I] (PyTorch [out_features, in_features]) and its role.
+struct LinearShape {
+  const char* name;
+  int O, I;
+};
+/// The dense-model linear shapes of a config: q_proj, k/v_proj, o_proj, gate/up_proj,
+/// down_proj (intermediate_size, or moe_intermediate_size when every FFN is MoE), lm_head.
+std::vector<LinearShape> training_linear_shapes(const ModelConfig& cfg);
+
+/// Seconds of the three products (y = x Wᵀ, dx = dy W, dW += dyᵀ x) of every shape at N token
+/// rows, float32 sgemm and BF16 gemm_bf16: medians of `rounds` interleaved rounds.
+struct GemmTiming {
+  double f32_s = 0, bf16_s = 0, flops = 0;
+};
+GemmTiming time_training_gemms(const ModelConfig& cfg, int N, int rounds);
+
+/// The precision a run uses and why (one line for the start-up output).
+struct PrecisionChoice {
+  TrainPrecision precision = TrainPrecision::F32;
+  std::string reason;
+};
+/// Resolves --precision `requested` ("auto", "f32", "bf16") for a run of `tokens` rows per
+/// micro-batch. bf16 without BF16 dot products: llm0::Error naming AVX512_BF16 and the kernel
+/// level in use (LLM0_KERNEL may force a lower one). auto measures time_training_gemms on at most
+/// 512 of the run's rows (tens of ms) when the CPU has AVX512_BF16. Throws llm0::Error for
+/// another value.
+PrecisionChoice choose_precision(const std::string& requested, const ModelConfig& cfg, int tokens);
+
+}  // namespace llm0

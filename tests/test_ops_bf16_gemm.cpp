@@ -1,0 +1,164 @@
+// BF16 training products (ops/bf16_gemm.h and linear_forward / linear_backward with bf16_products):
+// each product against a double-precision sum of the same BF16-rounded operands, within the
+// derived bound γ_K · Σ|a b| (float32 accumulation, unit roundoff u = 2⁻²⁴; bf16_gemm.h), and
+// against the unrounded float32 operands within that plus the operand rounding (2·2⁻⁸ + 2⁻¹⁶)
+// · Σ|a b|. Shapes: odd sizes, K odd and longer than a K block (256), M and N not multiples of
+// the 8 × 32 tile; every tile kernel this CPU runs (scalar always, vdpbf16ps with AVX512_BF16).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/check.h"
+#include "core/cpu_features.h"
+#include "core/half.h"
+#include "core/threads.h"
+#include "ops/bf16_gemm.h"
+#include "ops/bf16_gemm_kernel.h"
+#include "ops/matmul.h"
+#include "test_util.h"
+
+namespace llm0 {
+namespace {
+
+double r16(float x) { return bf16_to_float(float_to_bf16(x)); }
+double gamma_n(int n) {  // γ_n = n u / (1 - n u), u = 2⁻²⁴ (Higham eq. 3.5)
+  const double nu = n * std::ldexp(1.0, -24);
+  return nu / (1 - nu);
+}
+
+// C[M, N] = C0 + Σ_k A(m, k) B(n, k) checked element by element: `rounded` against the bf16
+// operands (bound γ_{K+1}·(|C0| + Σ|ab|), one more term for the accumulated C0), else against the
+// float32 ones (plus the rounding of both operands: |ab - bf16(a)bf16(b)| <= (2·2⁻⁸ + 2⁻¹⁶)|ab|).
+void expect_product(const std::vector<float>& C, long ldc, const std::vector<float>& C0,
+                    GemmOperand A, GemmOperand B, int M, int N, int K, bool rounded) {
+  const double op = rounded ? 0 : 2 * std::ldexp(1.0, -8) + std::ldexp(1.0, -16);
+  int bad = 0;
+  for (int m = 0; m < M; ++m)
+    for (int n = 0; n < N; ++n) {
+      const double c0 = C0.empty() ? 0 : C0[(size_t)(m * ldc + n)];
+      double want = c0, mass = std::fabs(c0), mass_f = 0;
+      for (int k = 0; k < K; ++k) {
+        const float a = A.p[m * A.rs + k * A.ks], b = B.p[n * B.rs + k * B.ks];
+        const double p = rounded ? r16(a) * r16(b) : (double)a * b;
+        want += p, mass += std::fabs(r16(a) * r16(b)), mass_f += std::fabs((double)a * b);
+      }
+      const double bound = gamma_n(K + 1) * mass + op * mass_f + K * std::ldexp(1.0, -126);
+      const double got = C[(size_t)(m * ldc + n)];
+      if (std::fabs(got - want) > bound && bad++ < 5)
+        ADD_FAILURE() << "C[" << m << ", " << n << "] = " << got << " want " << want << " bound "
+                      << bound;
+    }
+}
+
+struct Case { int M, N, K; bool acc; };
+// One comment per row: what it exercises.
+const Case kCases[] = {
+    {1, 1, 1, false},      // single element, K odd (zero-padded pair)
+    {7, 33, 5, false},     // M < MR, N one past a tile, tiny K
+    {37, 45, 301, true},   // K crosses a 256 block and is odd; accumulate into C
+    {8, 32, 256, false},   // exactly one tile and one K block
+    {100, 70, 513, true},  // several A tasks (MC = 96 rows), three K blocks
+};
+
+// Row-major A [M, K] and B [N, K] (ks = 1), and the same through transposed storage (rs = 1).
+void run_case(const Case& c, bool transposed) {
+  std::mt19937 rng(c.M * 1000 + c.N + c.K);
+  const auto a = test::rand_vec((size_t)c.M * c.K, rng, -2.0f, 2.0f);
+  const auto b = test::rand_vec((size_t)c.N * c.K, rng, -2.0f, 2.0f);
+  const GemmOperand A = transposed ? GemmOperand{a.data(), 1, c.M} : GemmOperand{a.data(), c.K, 1};
+  const GemmOperand B = transposed ? GemmOperand{b.data(), 1, c.N} : GemmOperand{b.data(), c.K, 1};
+  const long ldc = c.N + 3;  // a row stride wider than N: columns past N must stay untouched
+  std::vector<float> C = test::rand_vec((size_t)c.M * ldc, rng), C0 = C;
+  gemm_bf16(C.data(), ldc, A, B, c.M, c.N, c.K, c.acc);
+  expect_product(C, ldc, c.acc ? C0 : std::vector<float>{}, A, B, c.M, c.N, c.K, true);
+  expect_product(C, ldc, c.acc ? C0 : std::vector<float>{}, A, B, c.M, c.N, c.K, false);
+  for (int m = 0; m < c.M; ++m)
+    for (long n = c.N; n < ldc; ++n) EXPECT_EQ(C[(size_t)(m * ldc + n)], C0[(size_t)(m * ldc + n)]);
+}
+
+TEST(OpsBf16Gemm, ProductsWithinTheDerivedBound) {
+  SCOPED_TRACE(format("kernel level {} (fast: {})", isa_name(kernel_isa()), gemm_bf16_fast()));
+  for (const Case& c : kCases)
+    for (bool t : {false, true}) {
+      SCOPED_TRACE(format("M={} N={} K={} acc={} transposed={}", c.M, c.N, c.K, c.acc, t));
+      run_case(c, t);
+    }
+}
+
+// Each element is one thread's fixed-order sum: 1 and 3 threads give the same bits (3 threads
+// share the panels and packing of a product with several A tasks and B panels).
+TEST(OpsBf16Gemm, SameBitsForAnyThreadCount) {
+  const int M = 200, N = 100, K = 300;
+  std::mt19937 rng(9);
+  const auto a = test::rand_vec((size_t)M * K, rng), b = test::rand_vec((size_t)N * K, rng);
+  std::vector<float> c1((size_t)M * N), c3((size_t)M * N);
+  const int saved = num_threads();
+  set_num_threads(1);
+  gemm_bf16(c1.data(), N, {a.data(), 1, M}, {b.data(), K, 1}, M, N, K, false);
+  set_num_threads(3);
+  gemm_bf16(c3.data(), N, {a.data(), 1, M}, {b.data(), K, 1}, M, N, K, false);
+  set_num_threads(saved);
+  EXPECT_EQ(c1, c3);
+  expect_product(c3, N, {}, {a.data(), 1, M}, {b.data(), K, 1}, M, N, K, true);
+}
+
+// The scalar tile and the vdpbf16ps tile on the same packed panels (when the CPU has it): both
+// within the bound of the exact sum (the hardware may fuse a pair's two additions).
+TEST(OpsBf16Gemm, TileKernelsAgreeWithinTheBound) {
+  using namespace bf16_gemm_detail;
+  if (!cpu_supports(Isa::Avx512Bf16)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  std::mt19937 rng(5);
+  const int kp = 150;  // 300 k
+  std::vector<uint16_t> a((size_t)kp * MR * 2), b((size_t)kp * NR * 2);
+  for (auto* v : {&a, &b})
+    for (uint16_t& e : *v) e = float_to_bf16(std::uniform_real_distribution<float>(-2, 2)(rng));
+  std::vector<float> cs(MR * NR), cv(MR * NR);
+  tile_scalar(cs.data(), NR, a.data(), b.data(), kp, MR, NR, false);
+  tile_avx512bf16(cv.data(), NR, a.data(), b.data(), kp, MR, NR, false);
+  for (int m = 0; m < MR; ++m)
+    for (int n = 0; n < NR; ++n) {
+      double want = 0, mass = 0;
+      for (int q = 0; q < kp; ++q)
+        for (int j = 0; j < 2; ++j) {
+          const double p = (double)bf16_to_float(a[((size_t)q * MR + m) * 2 + j]) *
+                           bf16_to_float(b[((size_t)q * NR + n) * 2 + j]);
+          want += p, mass += std::fabs(p);
+        }
+      const double bound = gamma_n(2 * kp) * mass;
+      EXPECT_NEAR(cs[(size_t)(m * NR + n)], want, bound) << m << "," << n;
+      EXPECT_NEAR(cv[(size_t)(m * NR + n)], want, bound) << m << "," << n;
+    }
+}
+
+// linear_forward / linear_backward with bf16_products: y = x Wᵀ + b, dx = dy W (and +=),
+// dW += dyᵀ x, db += Σ dy (float32, exact order as the float32 path).
+TEST(OpsBf16Gemm, LinearLayerProductsThroughBf16) {
+  const int N = 19, I = 45, O = 37;
+  std::mt19937 rng(3);
+  const auto x = test::rand_vec((size_t)N * I, rng), W = test::rand_vec((size_t)O * I, rng);
+  const auto b = test::rand_vec((size_t)O, rng), dy = test::rand_vec((size_t)N * O, rng);
+  Weight w(W.data());
+  w.bf16_products = true;
+  std::vector<float> y((size_t)N * O);
+  linear_forward(y.data(), x.data(), w, b.data(), N, I, O);
+  expect_product(y, O, [&] {  // C0 = the bias rows
+    std::vector<float> c((size_t)N * O);
+    for (int n = 0; n < N; ++n)
+      for (int o = 0; o < O; ++o) c[(size_t)(n * O + o)] = b[(size_t)o];
+    return c;
+  }(), {x.data(), I, 1}, {W.data(), I, 1}, N, O, I, true);
+  std::vector<float> dx = test::rand_vec((size_t)N * I, rng), dx0 = dx;
+  std::vector<float> dW = test::rand_vec((size_t)O * I, rng), dW0 = dW, db((size_t)O, 0.5f);
+  linear_backward(dx.data(), dW.data(), db.data(), dy.data(), x.data(), w, N, I, O, true);
+  expect_product(dx, I, dx0, {dy.data(), O, 1}, {W.data(), 1, I}, N, I, O, true);
+  expect_product(dW, I, dW0, {dy.data(), 1, O}, {x.data(), 1, I}, O, I, N, true);
+  for (int o = 0; o < O; ++o) {
+    float s = 0.5f;
+    for (int n = 0; n < N; ++n) s += dy[(size_t)(n * O + o)];
+    EXPECT_EQ(db[(size_t)o], s);
+  }
+}
+
+}  // namespace
+}  // namespace llm0
