@@ -13,6 +13,7 @@ all: build
 
 setup:
 	@scripts/setup.sh
+	@scripts/explore_npm_install.sh
 
 build: setup
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's own `llama-bench` (or, given `llama-server`, its OpenAI-compatible server) natively (CPU only, -DGGML_NATIVE=ON, no curl) from the
+# Builds llama.cpp's own `llama-bench` (or, given `llama-server`, its OpenAI-compatible server; given
+# `llama-quantize`, its quantizer, which makes tests/data/gguf_quant's fixtures) natively (CPU only, -DGGML_NATIVE=ON, no curl) from the
 # llama.cpp source bundled in node-llama-cpp (bench/peers/node_modules/node-llama-cpp/llama/
 # gitRelease.bundle, a git bundle of the same commit as its prebuilt binaries), in a folder
 # outside the repository. About 10 minutes on 2 cores. Idempotent: does nothing when the binary
 # exists; runs `npm install` in bench/peers first when the bundle is missing
 # (scripts/peers_npm_install.sh). Prints the binary's path on its last line.
 #
-#   scripts/build_llama_bench.sh [llama-bench|llama-server]
+#   scripts/build_llama_bench.sh [llama-bench|llama-server|llama-quantize]
 # Environment: LLAMA_DIR (default <repo>/../llama.cpp-bench), JOBS (default 2).
 set -euo pipefail
 
@@ -15,7 +16,8 @@ LLAMA_DIR=${LLAMA_DIR:-$(cd "$ROOT/.." && pwd)/llama.cpp-bench}
 JOBS=${JOBS:-2}
 BUNDLE=$ROOT/bench/peers/node_modules/node-llama-cpp/llama/gitRelease.bundle
 TARGET=${1:-llama-bench}
-case "$TARGET" in llama-bench|llama-server) ;; *) echo "build_llama_bench.sh: unknown target '$TARGET' (llama-bench or llama-server)" >&2; exit 2;; esac
+case "$TARGET" in llama-bench|llama-server|llama-quantize) ;;
+  *) echo "build_llama_bench.sh: unknown target '$TARGET' (llama-bench, llama-server or llama-quantize)" >&2; exit 2;; esac
 BIN=$LLAMA_DIR/build/bin/$TARGET
 
 if [ -x "$BIN" ]; then echo "$BIN"; exit 0; fi

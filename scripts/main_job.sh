@@ -26,3 +26,5 @@ $LLM0 generate --model "$RUN" --prompt "床前明月光" --max-new-tokens 200 --
   --top-k 40 --seed 1 --threads "$THREADS"
 echo
 echo "loss curve: $RUN/loss_curve.svg   metrics: $RUN/metrics.jsonl   checkpoint: $RUN/checkpoint/"
+echo
+echo "Next: $LLM0 explore --model $RUN  — opens the attention chapter's lessons (retrieving V, the KV cache, the cache kinds, your model's attention and cache) at http://127.0.0.1:8090/explore/, every number computed by this engine on this model."

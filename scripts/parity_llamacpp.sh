@@ -24,7 +24,8 @@
 # run of the same rounded weights at 1e-4 and identical ids. BF16_STRICT=0 reports the comparison
 # with llama.cpp's BF16 kernels without failing on it (the random models).
 # Environment: LLM0 (default build/llm0), N (64), TOL (1e-4), THREADS (2), DTYPE (f32), MODELS (a
-# subset of "small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe"),
+# subset of "small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe
+# stories260K"; the last: the published tests/data/stories260K, see stories260k below),
 # PROMPT, WORK (scratch directory, kept; default a fresh mktemp -d, removed at exit). Needs node and
 # `npm i -E node-llama-cpp@3.21.1` in bench/peers (`cd bench/peers && npm install`).
 set -euo pipefail
@@ -129,7 +130,35 @@ make_model "$WORK/llm0-small-deepseekmoe.json" "$WORK/small-deepseekmoe" 8
 # qwen3next: configs/llm0-small-hybrid-moe.json as it is (Gated DeltaNet 3 : 1 gated attention,
 # experts with the gated shared expert on every layer, dv = dk, renormalised top-2).
 make_model "$ROOT/configs/llm0-small-hybrid-moe.json" "$WORK/small-hybrid-moe" 8
+# stories260K (tests/data/stories260K): the published llama2.c model as `llm0 convert --from llama2c`
+# writes it, exported with its SentencePiece tokenizer in llama.cpp's `llama` form: from BOS,
+# llama.cpp's greedy ids are llm0's and the golden story's (greedy_200.json), and llama.cpp
+# tokenizes sample lines (byte fallback, runs of spaces, special-token text) as llm0 does.
+stories260k() {
+  local dir=$WORK/stories260K data=$ROOT/tests/data/stories260K out=$WORK/stories260K-$DTYPE
+  "$LLM0" convert --from llama2c "$data/stories260K.bin" --tokenizer "$data/tok512.bin" \
+    --output "$dir" --overwrite >/dev/null
+  PROMPT='' parity stories260K "$dir" || return 1
+  node -e '
+    const fs = require("fs"), got = JSON.parse(fs.readFileSync(process.argv[1], "utf8")).generated_ids;
+    const want = JSON.parse(fs.readFileSync(process.argv[2], "utf8")).ids.slice(0, got.length);
+    if (JSON.stringify(got) !== JSON.stringify(want)) { console.log("stories260K: not the golden story"); process.exit(1); }
+    console.log("stories260K: the golden story (" + got.length + " ids)");' "$out/llm0.json" "$data/greedy_200.json" || return 1
+  printf '%s\n' "Once upon a time, there was a little girl named Lily." "She liked to play outside 123 times!" \
+    "  two  spaces and a tab	here" "你好 😀 é ñ" "A<s>b </s> x" >"$out/lines.txt"
+  node "$PEERS/tokenize.mjs" --model "$out/model.gguf" --lines "$out/lines.txt" >"$out/llama-ids.txt"
+  while IFS= read -r line; do "$LLM0" tokenizer encode --tokenizer "$dir/tokenizer.json" --text "$line"; done \
+    <"$out/lines.txt" >"$out/llm0-ids.txt"
+  if ! cmp -s "$out/llama-ids.txt" "$out/llm0-ids.txt"; then
+    echo "stories260K: llama.cpp tokenizes differently:"; diff "$out/llama-ids.txt" "$out/llm0-ids.txt"; return 1
+  fi
+  echo "stories260K: llama.cpp tokenizes $(wc -l <"$out/lines.txt") sample lines as llm0 does"
+}
+
 fail=0
-for m in ${MODELS:-small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe}; do parity "$m" "$WORK/$m" || fail=1; done
+for m in ${MODELS:-small 30m small-qwen3 small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe stories260K}; do
+  if [ "$m" = stories260K ]; then stories260k || fail=1; continue; fi
+  parity "$m" "$WORK/$m" || fail=1
+done
 [ $fail = 0 ] && echo "parity: PASS" || echo "parity: FAIL"
 exit $fail

@@ -5,11 +5,17 @@ set -euo pipefail
 PKGS=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev googletest libpcre2-dev libutf8proc-dev libbenchmark-dev fortunes-zh python3-torch python3-numpy
       openmpi-bin libopenmpi-dev clang-14 libfuzzer-14-dev libomp-14-dev
+<<<<<<< HEAD
       libcpp-httplib-dev ccache libdnnl-dev)
+=======
+      libcpp-httplib-dev ccache chromium fonts-noto-cjk)
+>>>>>>> main
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# node and npm (playwright-core, KaTeX and the peers' packages): Debian's, unless a node is already there.
+command -v npm >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 echo "setup: installing ${missing[*]}"

@@ -158,8 +158,8 @@ TEST(LessonKvCache, BadOptionsThrowNamingTheOption) {
   expect_error({2, 0, 0}, "--generate");
   expect_error({2, 3, -1}, "--up-to");
   expect_error({2, 3, 2}, "--up-to");
-  expect_error({2, 3, 1000}, "max_position_embeddings");
-  expect_error({500, 100, 0}, "max_position_embeddings");
+  expect_error({2, 3, 5000}, "max_position_embeddings");
+  expect_error({4000, 100, 0}, "max_position_embeddings");
   EXPECT_THROW(lesson_model_from_config(std::string(LLM0_SOURCE_DIR) + "/configs/none.json", 1),
                Error);
 }

@@ -1,9 +1,5 @@
 // llm0 checkpoint -> GGUF for llama.cpp (see gguf_export.h). Metadata keys follow gguf-py's
-// constants.py (LLM_KV_*); token types are llama.cpp's llama_token_type (1 normal, 3 control,
-// 5 unused). The pre-tokenizer is "gpt-2" (llama-vocab.cpp LLAMA_VOCAB_PRE_TYPE_GPT2), the
-// closest to llm0's rules (tokenizer/pretokenize.h); llm0 also splits digit runs into groups of
-// at most 3, which llama.cpp's gpt-2 regex does not, so text with long numbers may tokenize
-// differently in llama.cpp (ids fed directly are unaffected).
+// constants.py (LLM_KV_*); the tokenizer keys: io/gguf_export_tokenizer.h.
 #include "io/gguf_export.h"
 
 #include <cmath>
@@ -14,7 +10,7 @@
 #include "io/checkpoint.h"
 #include "io/gguf_export_moe.h"
 #include "io/gguf_export_qwen3next.h"
-#include "tokenizer/byte_unicode.h"
+#include "io/gguf_export_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm0 {
@@ -78,65 +74,6 @@ std::string gguf_architecture(const ModelConfig& c) {
   return t;
 }
 
-std::string gguf_tensor_name(const std::string& n) {
-  if (n == "model.embed_tokens.weight") return "token_embd.weight";
-  if (n == "model.norm.weight") return "output_norm.weight";
-  if (n == "lm_head.weight") return "output.weight";
-  const std::string pre = "model.layers.";
-  if (n.rfind(pre, 0) == 0) {
-    const size_t dot = n.find('.', pre.size());
-    if (dot != std::string::npos) {
-      const std::string il = n.substr(pre.size(), dot - pre.size()), rest = n.substr(dot + 1);
-      static const std::pair<const char*, const char*> kMap[] = {
-          {"input_layernorm.weight", "attn_norm.weight"},
-          {"self_attn.q_proj.weight", "attn_q.weight"},
-          {"self_attn.k_proj.weight", "attn_k.weight"},
-          {"self_attn.v_proj.weight", "attn_v.weight"},
-          {"self_attn.o_proj.weight", "attn_output.weight"},
-          {"self_attn.q_norm.weight", "attn_q_norm.weight"},
-          {"self_attn.k_norm.weight", "attn_k_norm.weight"},
-          {"self_attn.q_a_proj.weight", "attn_q_a.weight"},
-          {"self_attn.q_a_layernorm.weight", "attn_q_a_norm.weight"},
-          {"self_attn.q_b_proj.weight", "attn_q_b.weight"},
-          {"self_attn.kv_a_proj_with_mqa.weight", "attn_kv_a_mqa.weight"},
-          {"self_attn.kv_a_layernorm.weight", "attn_kv_a_norm.weight"},
-          {"post_attention_layernorm.weight", "ffn_norm.weight"},
-          {"mlp.gate_proj.weight", "ffn_gate.weight"},
-          {"mlp.up_proj.weight", "ffn_up.weight"},
-          {"mlp.down_proj.weight", "ffn_down.weight"},
-      };
-      for (const auto& [from, to] : kMap)
-        if (rest == from) return "blk." + il + "." + to;
-    }
-  }
-  LLM0_FAIL("GGUF export: parameter {} has no llama.cpp tensor name", n);
-}
-
-namespace {
-// out row h*D + 2i + j <-> in row h*D + j*D/2 + i; `to_interleaved` picks the direction.
-std::vector<float> permute_rope_rows(const float* w, int n_head, int D, int cols,
-                                     bool to_interleaved) {
-  LLM0_CHECK(D % 2 == 0, "RoPE row permutation needs an even head_dim, got {}", D);
-  std::vector<float> out((size_t)n_head * D * cols);
-  for (int h = 0; h < n_head; ++h)
-    for (int i = 0; i < D / 2; ++i)
-      for (int j = 0; j < 2; ++j) {
-        const size_t inter = (size_t)h * D + 2 * i + j, half = (size_t)h * D + j * (D / 2) + i;
-        const size_t dst = to_interleaved ? inter : half, src = to_interleaved ? half : inter;
-        std::copy(w + src * cols, w + (src + 1) * cols, out.begin() + (ptrdiff_t)(dst * cols));
-      }
-  return out;
-}
-}  // namespace
-
-std::vector<float> rope_rows_to_interleaved(const float* w, int n_head, int D, int cols) {
-  return permute_rope_rows(w, n_head, D, cols, true);
-}
-
-std::vector<float> rope_rows_to_rotate_half(const float* w, int n_head, int D, int cols) {
-  return permute_rope_rows(w, n_head, D, cols, false);
-}
-
 namespace {
 
 void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& arch,
@@ -182,46 +119,6 @@ void add_model_metadata(GgufWriter& g, const ModelConfig& c, const std::string& 
   g.add(a + "attention.layer_norm_rms_epsilon", GgufValue::of_f32((float)c.rms_norm_eps));
   add_gguf_moe_metadata(g, c, arch);
   if (arch == "qwen3next") add_qwen3next_metadata(g, c);
-}
-
-// Tokens as byte-level strings (specials verbatim), merges as "left right", padding up to V.
-void add_tokenizer(GgufWriter& g, const Tokenizer& tok, const ModelConfig& c) {
-  const int V = c.vocab_size, n = tok.vocab_size();
-  LLM0_CHECK(n <= V, "GGUF export: the tokenizer has {} tokens but the model's vocab_size is {}",
-             n, V);
-  std::vector<std::string> tokens((size_t)V);
-  std::vector<int32_t> types((size_t)V, 1);  // LLAMA_TOKEN_TYPE_NORMAL
-  for (int id = 0; id < n; ++id) tokens[(size_t)id] = bytes_to_byte_level(tok.token_bytes(id));
-  for (const auto& [text, id] : tok.special_tokens()) {
-    tokens[(size_t)id] = text;
-    types[(size_t)id] = 3;  // CONTROL
-  }
-  for (int id = n; id < V; ++id) {  // rows of the embedding no token uses
-    tokens[(size_t)id] = "[PAD" + std::to_string(id) + "]";
-    types[(size_t)id] = 5;  // UNUSED
-  }
-  std::vector<std::string> merges;
-  merges.reserve(tok.merges().size());
-  for (const BpeMerge& m : tok.merges())
-    merges.push_back(tokens[(size_t)m.left] + " " + tokens[(size_t)m.right]);
-  g.add("tokenizer.ggml.model", GgufValue::of_string("gpt2"));
-  g.add("tokenizer.ggml.pre", GgufValue::of_string("gpt-2"));
-  g.add("tokenizer.ggml.tokens", GgufValue::of_strings(tokens));
-  g.add("tokenizer.ggml.token_type", GgufValue::of_i32s(types));
-  g.add("tokenizer.ggml.merges", GgufValue::of_strings(merges));
-  int eos = c.eos_token_id, bos = c.bos_token_id;
-  if (eos < 0) {
-    for (const auto& [text, id] : tok.special_tokens())
-      if (text == "<|endoftext|>") eos = id;
-  }
-  if (bos < 0) bos = eos;  // GPT-2 style: one <|endoftext|> separates documents
-  if (eos >= 0) {
-    g.add("tokenizer.ggml.eos_token_id", GgufValue::of_u32((uint32_t)eos));
-    g.add("tokenizer.ggml.padding_token_id", GgufValue::of_u32((uint32_t)eos));
-  }
-  if (bos >= 0) g.add("tokenizer.ggml.bos_token_id", GgufValue::of_u32((uint32_t)bos));
-  g.add("tokenizer.ggml.add_bos_token", GgufValue::of_bool(false));
-  g.add("tokenizer.ggml.add_eos_token", GgufValue::of_bool(false));
 }
 
 // kv_b_proj [H·(dn+dv), r] -> attn_k_b [H, r, dn] (each head's W_UK transposed) and attn_v_b
@@ -293,7 +190,7 @@ GgufExportSummary export_gguf(const std::string& model_dir, const std::string& o
   std::string name = fs::path(dir).filename().string();
   if (name.empty() || name == "checkpoint") name = fs::path(dir).parent_path().filename().string();
   add_model_metadata(g, cfg, s.architecture, name.empty() ? "llm0" : name, dtype);
-  add_tokenizer(g, tok, cfg);
+  add_gguf_tokenizer(g, tok, tok_path, cfg);
   s.parameters = add_tensors(g, *model, s.architecture, dtype);
   s.tensors = model->params().params().size();
   g.write(output);

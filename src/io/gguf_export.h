@@ -6,12 +6,13 @@
 // layout; GGUF lists dims reversed. For `llama`,
 // whose RoPE rotates adjacent pairs (x[2i], x[2i+1]), the rows of q_proj and k_proj are permuted
 // per head from llm0's rotate-half layout (x[i], x[i + D/2]); `qwen3` uses rotate-half (NEOX) and
-// takes them unchanged. The tokenizer goes in as llama.cpp's "gpt2" byte-level BPE.
+// takes them unchanged. The tokenizer: io/gguf_export_tokenizer.h.
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
 
+#include "io/gguf_tensor_names.h"
 #include "io/gguf_writer.h"
 #include "model/config.h"
 
@@ -31,17 +32,6 @@ struct GgufExportSummary {
 /// or no positions, LayerNorm, a GELU MLP, biases, partial rotary (llama.cpp's llama and qwen3
 /// require rope.dimension_count == head_dim), QK-norm in llama, no QK-norm in qwen3.
 std::string gguf_architecture(const ModelConfig& cfg);
-
-/// llama.cpp's name of an llm0 (Hugging Face) parameter, e.g. "model.norm.weight" ->
-/// "output_norm.weight". Throws llm0::Error on a name with no llama.cpp counterpart.
-std::string gguf_tensor_name(const std::string& hf_name);
-
-/// Rows of a [n_head * D, cols] projection from rotate-half order (per head: first halves, then
-/// second halves) to interleaved pairs: out row h*D + 2i + j = in row h*D + j*D/2 + i
-/// (convert_hf_to_gguf.py `permute`). D must be even.
-std::vector<float> rope_rows_to_interleaved(const float* w, int n_head, int D, int cols);
-/// The inverse of rope_rows_to_interleaved.
-std::vector<float> rope_rows_to_rotate_half(const float* w, int n_head, int D, int cols);
 
 /// Writes the checkpoint at `model_dir` (resolve_checkpoint_dir: a checkpoint or a run
 /// directory; needs config.json, model.safetensors and tokenizer.json) to `output` as GGUF v3.

@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "core/check.h"
-#include "core/half.h"
+#include "io/gguf_dequant.h"
 
 namespace llm0 {
 
@@ -26,16 +26,11 @@ std::vector<int64_t> GgufTensorInfo::shape() const {
 
 std::vector<float> GgufTensorInfo::to_float() const {
   const uint64_t n = numel();
+  LLM0_CHECK(n % ggml_block_size(type) == 0 && bytes.size() == ggml_nbytes(type, n),
+             "GGUF tensor '{}': {} bytes do not hold {} elements of type {}", name, bytes.size(), n,
+             ggml_type_name((uint32_t)type));
   std::vector<float> out(n);
-  if (type == GgmlType::F32) {
-    if (n > 0) std::memcpy(out.data(), bytes.data(), n * 4);
-  } else {
-    for (uint64_t k = 0; k < n; ++k) {
-      uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * k, 2);
-      out[k] = type == GgmlType::BF16 ? bf16_to_float(h) : fp16_to_float(h);
-    }
-  }
+  ggml_dequantize(type, bytes.data(), n, out.data());
   return out;
 }
 
@@ -158,6 +153,20 @@ void read_metadata(Cursor& c, GgufFile& f, uint64_t n_kv) {
   }
 }
 
+// Sets t.type from its code: refuses a type llm0 does not read by its ggml name, and a quantized
+// tensor whose rows (dims[0], innermost) are not whole blocks, as ggml does.
+void check_tensor_type(const std::string& path, GgufTensorInfo& t, uint32_t code) {
+  const std::string name = ggml_type_name(code);
+  LLM0_CHECK(!name.empty(), "{}: GGUF tensor '{}' has unknown ggml type {}; supported: {}", path,
+             t.name, code, kGgmlTypesRead);
+  LLM0_CHECK(ggml_type_is_read(code), "{}: GGUF tensor '{}' has type {}, which llm0 does not "
+             "read; supported: {}", path, t.name, name, kGgmlTypesRead);
+  t.type = (GgmlType)code;
+  const uint64_t block = (uint64_t)ggml_block_size(t.type);
+  LLM0_CHECK(t.dims[0] % block == 0, "{}: GGUF tensor '{}' of type {} has rows of {} elements, "
+             "not a multiple of its {}-element block", path, t.name, name, t.dims[0], block);
+}
+
 void read_tensor_infos(Cursor& c, GgufFile& f, uint64_t n_tensors) {
   for (uint64_t k = 0; k < n_tensors; ++k) {
     GgufTensorInfo t;
@@ -173,9 +182,7 @@ void read_tensor_infos(Cursor& c, GgufFile& f, uint64_t n_tensors) {
       numel *= t.dims.back();
     }
     const uint32_t type = c.get<uint32_t>("tensor type");
-    LLM0_CHECK(type <= 1 || type == 30, "{}: GGUF tensor {}: ggml type {} not supported (F32 = 0, "
-               "F16 = 1, BF16 = 30)", c.path, t.name, type);
-    t.type = (GgmlType)type;
+    check_tensor_type(c.path, t, type);
     t.offset = c.get<uint64_t>("tensor offset");
     LLM0_CHECK(t.offset % f.alignment == 0, "{}: GGUF tensor {}: offset {} is not a multiple of "
                "the alignment {}", c.path, t.name, t.offset, f.alignment);
@@ -191,7 +198,7 @@ void read_tensor_data(Cursor& c, GgufFile& f) {
   const uint64_t avail = c.size - start;
   std::vector<std::pair<uint64_t, uint64_t>> spans;  // [begin, end) in the data section
   for (GgufTensorInfo& t : f.tensors) {
-    const uint64_t nbytes = t.numel() * (uint64_t)ggml_type_size(t.type);
+    const uint64_t nbytes = ggml_nbytes(t.type, t.numel());
     LLM0_CHECK(t.offset <= avail && nbytes <= avail - t.offset, "{}: truncated GGUF file: tensor "
                "{} needs bytes [{}, {}) of a {}-byte data section", c.path, t.name, t.offset,
                t.offset + nbytes, avail);

@@ -1,6 +1,6 @@
 // GGUF v3 reader (format: ggml's docs/gguf.md; the layout is described in io/gguf_writer.h).
 // Reads the whole file into memory: metadata of every type (nested arrays included), tensor
-// infos and data. Little-endian files only; the data alignment comes from `general.alignment`
+// infos and data (F32, F16, BF16 and the quantized Q8_0, Q4_0, Q4_K, Q6_K; io/ggml_type.h). Little-endian files only; the data alignment comes from `general.alignment`
 // (must be UINT32) or defaults to 32. Used by tests and tools to check exported files.
 #pragma once
 #include <cstdint>
@@ -18,12 +18,14 @@ struct GgufTensorInfo {
   std::vector<uint64_t> dims;
   GgmlType type = GgmlType::F32;
   uint64_t offset = 0;        // bytes from the start of the data section
-  std::vector<uint8_t> bytes;  // numel * ggml_type_size(type)
+  std::vector<uint8_t> bytes;  // ggml_nbytes(type, numel): numel / block size * bytes per block
 
   uint64_t numel() const;
   /// PyTorch-order shape (dims reversed).
   std::vector<int64_t> shape() const;
-  /// The elements widened to float32 (F16 and BF16 exactly).
+  /// The numel() elements as float32, row-major in PyTorch order: F16 and BF16 widened exactly,
+  /// Q8_0, Q4_0, Q4_K and Q6_K dequantized (io/gguf_dequant.h, bitwise ggml's dequantize_row_*).
+  /// Throws llm0::Error naming the tensor when `bytes` does not hold numel elements of `type`.
   std::vector<float> to_float() const;
 };
 
@@ -44,8 +46,10 @@ struct GgufFile {
 
 /// Reads a GGUF file. Throws llm0::Error naming the file and what is wrong: unreadable file, bad
 /// magic, a big-endian file (version bytes swapped), version other than 2 or 3, an empty key or
-/// tensor name (GgufWriter refuses both too), unknown value or
-/// tensor type, a count, string or array length beyond the remaining bytes (checked before
+/// tensor name (GgufWriter refuses both too), an unknown value type, a tensor type other than
+/// F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K (named: "tensor 'blk.0.attn_q.weight' has type Q5_K,
+/// which llm0 does not read; supported: ..."), a quantized tensor whose innermost dim is not a
+/// multiple of its block size, a count, string or array length beyond the remaining bytes (checked before
 /// allocating), general.alignment not a UINT32 power of two, more than 4 dims, a tensor offset
 /// not a multiple of the alignment, overlapping tensors, or data past the end (truncated file).
 GgufFile read_gguf(const std::string& path);

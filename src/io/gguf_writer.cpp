@@ -66,15 +66,6 @@ bool GgufValue::operator==(const GgufValue& o) const {
   }
 }
 
-int ggml_type_size(GgmlType type) {
-  switch (type) {
-    case GgmlType::F32: return 4;
-    case GgmlType::F16: return 2;
-    case GgmlType::BF16: return 2;
-  }
-  LLM0_FAIL("unknown ggml type {}", (uint32_t)type);
-}
-
 namespace {
 
 template <class T>
@@ -140,6 +131,8 @@ uint32_t GgufWriter::alignment() const {
 void GgufWriter::add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
                             const float* data) {
   LLM0_CHECK(!name.empty(), "GGUF tensor name is empty");
+  LLM0_CHECK(!ggml_type_is_quantized(type), "GGUF tensor {}: llm0 does not write quantized type "
+             "{} (F32, F16 or BF16)", name, ggml_type_name((uint32_t)type));
   for (const GgufTensor& t : tensors_) LLM0_CHECK(t.name != name, "GGUF tensor {} added twice", name);
   LLM0_CHECK(!shape.empty() && shape.size() <= 4, "GGUF tensor {}: {} dims (1 to 4 allowed)",
              name, shape.size());

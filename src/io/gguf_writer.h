@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "io/ggml_type.h"
+
 namespace llm0 {
 
 /// GGUF metadata value types (gguf_type), with their on-disk codes.
@@ -18,9 +20,6 @@ enum class GgufType : uint32_t {
   UINT8 = 0, INT8 = 1, UINT16 = 2, INT16 = 3, UINT32 = 4, INT32 = 5, FLOAT32 = 6, BOOL = 7,
   STRING = 8, ARRAY = 9, UINT64 = 10, INT64 = 11, FLOAT64 = 12,
 };
-
-/// ggml tensor element types llm0 writes and reads (ggml_type codes 0 and 1).
-enum class GgmlType : uint32_t { F32 = 0, F16 = 1, BF16 = 30 };  // ggml.h GGML_TYPE_*
 
 /// Default alignment of tensor data when the metadata has no `general.alignment` (bytes).
 inline constexpr uint32_t kGgufDefaultAlignment = 32;
@@ -64,18 +63,16 @@ struct GgufTensor {
   std::vector<uint8_t> bytes;
 };
 
-/// Bytes per element of a ggml type (4 for F32, 2 for F16).
-int ggml_type_size(GgmlType type);
-
 /// Collects metadata and tensors in insertion order and writes one GGUF v3 file.
 class GgufWriter {
  public:
   /// Adds a key. Throws llm0::Error on a duplicate or empty key, or a `general.alignment` that is
   /// not a UINT32 power of two.
   void add(const std::string& key, GgufValue value);
-  /// Adds a tensor converting `data` (shape.numel() row-major floats) to `type` (fp16: round to
-  /// nearest even). Throws llm0::Error on a duplicate name, more than 4 dims, negative extents,
-  /// an element or byte count beyond int64 (a zero extent makes 0 elements whatever the others).
+  /// Adds a tensor converting `data` (shape.numel() row-major floats) to `type` (F32, F16 or
+  /// BF16; fp16: round to nearest even). Throws llm0::Error on a quantized type (the writer does
+  /// not quantize), a duplicate name, more than 4 dims, negative extents, an element or byte
+  /// count beyond int64 (a zero extent makes 0 elements whatever the others).
   void add_tensor(const std::string& name, std::vector<int64_t> shape, GgmlType type,
                   const float* data);
   /// Writes the file atomically (path + ".tmp", fsync, rename): `path` is never half-written.

@@ -66,4 +66,11 @@ void write_safetensors(const std::string& path, const std::vector<TensorRef>& te
                        const std::map<std::string, std::string>& metadata = {},
                        DType dtype = DType::F32);
 
+/// write_safetensors with a dtype per tensor (`dtypes[i]` for `tensors[i]`; mixed-dtype files
+/// such as a GGUF import keeping F16/BF16 matrices beside F32 norms). Throws llm0::Error as
+/// write_safetensors does, and when the two lists differ in length.
+void write_safetensors_mixed(const std::string& path, const std::vector<TensorRef>& tensors,
+                             const std::vector<DType>& dtypes,
+                             const std::map<std::string, std::string>& metadata = {});
+
 }  // namespace llm0

@@ -18,7 +18,8 @@ using nlohmann::ordered_json;
 
 // Validates the tensors and builds the JSON header text (padded to a multiple of 8 bytes).
 std::string build_header(const std::string& path, const std::vector<TensorRef>& tensors,
-                         const std::map<std::string, std::string>& metadata, DType dtype) {
+                         const std::map<std::string, std::string>& metadata,
+                         const std::vector<DType>& dtypes) {
   ordered_json h = ordered_json::object();
   if (!metadata.empty()) {
     h["__metadata__"] = ordered_json::object();
@@ -26,7 +27,9 @@ std::string build_header(const std::string& path, const std::vector<TensorRef>& 
   }
   std::set<std::string> seen;
   uint64_t offset = 0;
-  for (const TensorRef& t : tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorRef& t = tensors[i];
+    const DType dtype = dtypes[i];
     LLM0_CHECK(t.name != "__metadata__",
                "write_safetensors '{}': tensor name '__metadata__' is reserved", path);
     LLM0_CHECK(seen.insert(t.name).second, "write_safetensors '{}': duplicate tensor '{}'", path,
@@ -73,15 +76,23 @@ void write_values(AtomicFile& f, const float* src, size_t n, DType dtype) {
 
 void write_safetensors(const std::string& path, const std::vector<TensorRef>& tensors,
                        const std::map<std::string, std::string>& metadata, DType dtype) {
-  const std::string header = build_header(path, tensors, metadata, dtype);
+  write_safetensors_mixed(path, tensors, std::vector<DType>(tensors.size(), dtype), metadata);
+}
+
+void write_safetensors_mixed(const std::string& path, const std::vector<TensorRef>& tensors,
+                             const std::vector<DType>& dtypes,
+                             const std::map<std::string, std::string>& metadata) {
+  LLM0_CHECK(dtypes.size() == tensors.size(), "write_safetensors '{}': {} dtypes for {} tensors",
+             path, dtypes.size(), tensors.size());
+  const std::string header = build_header(path, tensors, metadata, dtypes);
   AtomicFile f(path);
   unsigned char len[8];
   for (int i = 0; i < 8; ++i)
     len[i] = static_cast<unsigned char>(uint64_t(header.size()) >> (8 * i));
   f.write(len, 8);
   f.write(header.data(), header.size());
-  for (const TensorRef& t : tensors)
-    write_values(f, t.data, static_cast<size_t>(t.shape.numel()), dtype);
+  for (size_t i = 0; i < tensors.size(); ++i)
+    write_values(f, tensors[i].data, static_cast<size_t>(tensors[i].shape.numel()), dtypes[i]);
   f.commit();
 }
 

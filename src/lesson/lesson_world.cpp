@@ -165,6 +165,19 @@ TeachingWorld load_world(const std::string& path) {
   return world_from_json(j, path);
 }
 
+TeachingWorld with_asker(const TeachingWorld& w, const std::string& token) {
+  LLM0_CHECK(w.swap.has_value(), "{}: no \"swap_test\", so there is no asker to choose", w.source);
+  std::string sentence;
+  for (const std::string& t : w.tokens) sentence += (sentence.empty() ? "" : " ") + t;
+  TeachingWorld a = w;
+  for (size_t t = 0; t < w.tokens.size(); ++t)
+    if (w.tokens[t] == token) {
+      a.swap->query = (int)t;
+      return a;
+    }
+  LLM0_FAIL("asker \"{}\" is not a token of the sentence ({})", token, sentence);
+}
+
 TeachingWorld swapped(const TeachingWorld& w, int a, int b) {
   TeachingWorld s = w;
   std::swap(s.tokens[(size_t)a], s.tokens[(size_t)b]);

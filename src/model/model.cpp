@@ -110,6 +110,13 @@ const float* Model::logits() const {
   return plan_->logits;
 }
 
+const BlockSaved& Model::saved(int il) const {
+  LLM0_CHECK(plan_ != nullptr, "saved() before forward()");
+  LLM0_CHECK(il >= 0 && il < cfg_.num_hidden_layers, "layer {} outside [0, {})", il,
+             cfg_.num_hidden_layers);
+  return plan_->blocks[(size_t)il];
+}
+
 void Model::backward(float loss_scale, const GradsReady& ready) {
   LLM0_CHECK(plan_ != nullptr, "backward() before forward()");
   TrainPlan& p = *plan_;

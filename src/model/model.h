@@ -51,6 +51,10 @@ class Model {
   void backward(float loss_scale, const GradsReady& ready = nullptr);
   /// Logits [B·T, V] of the last forward (valid until backward()).
   const float* logits() const;
+  /// Activations layer il saved in the last forward (e.g. attention q, k after RoPE, for the
+  /// attention-map lesson); valid until the next forward. Throws llm0::Error before any forward
+  /// or for il outside [0, num_hidden_layers).
+  const BlockSaved& saved(int il) const;
   /// The load-balancing loss of the last forward (not in forward()'s return value):
   /// router_aux_loss_coef · Σ_{MoE layers} E · Σ_e f_e · P_e (Switch Transformer, arXiv:2101.03961
   /// eq. 4) when moe.balance is AuxLoss, else 0. backward() adds its gradient, weighted by

@@ -273,6 +273,14 @@ void ConnectionServer::set_backlog(int backlog) {
   if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, backlog);  // a second listen() resizes the queue
 }
 
+int ConnectionServer::bind_listener(const std::string& host, int port) {
+  const int bound = port == 0 ? bind_to_any_port(host) : (bind_to_port(host, port) ? port : -1);
+  LLM0_CHECK(bound > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
+             host, port);
+  set_backlog(1024);
+  return bound;
+}
+
 ConnectionServer& ConnectionServer::Get(const std::string& pattern, Handler handler) {
   httplib::Server::Get(pattern, [h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
     request_read(last_request(q));

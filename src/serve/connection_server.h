@@ -61,6 +61,9 @@ class ConnectionServer : public httplib::Server {
   /// listens with a backlog of 5, so a burst of connections would see dropped SYNs and connect
   /// only after the client's retransmission, 1 s to 15 s later).
   void set_backlog(int backlog);
+  /// Binds host:port (port 0 = any free port) with a backlog of 1024; returns the port. Throws
+  /// llm0::Error naming host and port when the address is taken or not this machine's.
+  int bind_listener(const std::string& host, int port);
 
  private:
   bool process_and_close_socket(socket_t sock) override;

@@ -93,6 +93,7 @@ void HttpServer::Impl::routes() {
   http.Get("/metrics", [this](const httplib::Request&, httplib::Response& r) {
     r.set_content(metrics.render(), "text/plain; version=0.0.4");
   });
+  if (opt.extra_routes) opt.extra_routes(http);
   // httplib 0.11 applies the body limit to a Content-Length only: a chunked upload would be read
   // whole, whatever its size. Bodies must state their length (every OpenAI client and curl -d do);
   // a chunked one is refused before any of it is read (the unread rest then fails to parse as a
@@ -286,15 +287,7 @@ HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer
 
 HttpServer::~HttpServer() = default;
 
-int HttpServer::bind() {
-  httplib::Server& h = impl_->http;
-  const HttpServerOptions& o = impl_->opt;
-  const int port = o.port == 0 ? h.bind_to_any_port(o.host) : (h.bind_to_port(o.host, o.port) ? o.port : -1);
-  LLM0_CHECK(port > 0, "cannot listen on {}:{} (address in use, or not an address of this machine)",
-             o.host, o.port);
-  impl_->http.set_backlog(1024);
-  return port;
-}
+int HttpServer::bind() { return impl_->http.bind_listener(impl_->opt.host, impl_->opt.port); }
 
 void HttpServer::listen() { impl_->http.listen_after_bind(); }
 

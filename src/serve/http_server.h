@@ -4,6 +4,7 @@
 //   GET /v1/models, GET /v1/models/{id}               (the model card)
 //   GET /health                                       ({"status": "ok"})
 //   GET /metrics                                      (Prometheus text, metrics.h)
+//   whatever HttpServerOptions::extra_routes adds      (`llm0 serve` mounts the explorer, /explore/)
 // Every error is OpenAI's error object (api_error.h): 400 malformed JSON or fields (or an HTTP
 // request that cannot be parsed), 404 unknown model or route, 408 a request not received within
 // the request timeout, 411 a chunked body, 413 a body over max_body_bytes, 429 queue full, 500 an
@@ -12,6 +13,7 @@
 // whose client is gone — streamed or not — is cancelled at the scheduler's next step.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +33,7 @@ struct HttpServerOptions {
   ConnectionLimits limits;              // connection cap, request deadline, timeouts
   int page_size = 16;                   // of the engine's pool (for the model card / refusals)
   int pages_total = 0;
+  std::function<void(ConnectionServer&)> extra_routes;  // more routes (e.g. the explorer's /explore/)
 };
 
 class HttpServer {

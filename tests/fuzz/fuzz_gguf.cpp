@@ -1,13 +1,20 @@
 // Fuzz harness: GGUF reader (io/gguf_reader.h) on arbitrary bytes: magic, version, counts,
 // every metadata type (nested arrays), tensor infos, alignment, data section. Properties of an
-// accepted file: each tensor holds numel x type-size bytes at an aligned offset; writing the
-// metadata and tensors back with GgufWriter and reading again gives the same values and bytes.
+// accepted file: each tensor holds ggml_nbytes(type, numel) bytes at an aligned offset; writing
+// the metadata and tensors back with GgufWriter (quantized tensors as their F32 dequantized
+// values) and reading again gives the same values.
+// Then the import path (io/gguf_import.h gguf_to_hf): refused with llm0::Error or converted into a
+// config that validates and round-trips through config.json, one tensor per parameter with the
+// shape the config implies, and a tokenizer.json that Tokenizer::load reads or refuses by name.
 #include <cmath>
 #include <cstring>
 
 #include "core/check.h"
 #include "fuzz_util.h"
+#include "io/gguf_import.h"
 #include "io/gguf_reader.h"
+#include "model/param_table.h"
+#include "tokenizer/tokenizer.h"
 
 using namespace llm0;
 
@@ -33,6 +40,25 @@ bool same_value(const GgufValue& a, const GgufValue& b) {
   return true;
 }
 
+// The import of an accepted file: refused by name, or consistent (see the file header).
+void check_import(const GgufFile& f) {
+  static const fuzz::ScratchFile tok("tokenizer.json");
+  const auto im = fuzz::accepted([&] { return gguf_to_hf(f, DType::F32, "in.gguf"); });
+  if (!im) return;
+  const ModelConfig again = ModelConfig::from_json(im->config.to_json(), "imported config");
+  FUZZ_ASSERT(again.to_json() == im->config.to_json(), "imported config round-trips");
+  ParamStore table;
+  declare_model_params(table, im->config);
+  FUZZ_ASSERT(table.params().size() == im->tensors.size(), "one tensor per parameter");
+  for (size_t i = 0; i < im->tensors.size(); ++i) {
+    const HfTensor& t = im->tensors[i];
+    FUZZ_ASSERT(t.name == table.params()[i].name && t.shape == table.params()[i].shape,
+                "tensor names and shapes as the config implies");
+    FUZZ_ASSERT(t.values.size() == (size_t)t.shape.numel(), "numel values");
+  }
+  fuzz::accepted([&] { return Tokenizer::load(tok.write(im->tokenizer.dump())).vocab_size(); });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -40,6 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto read = fuzz::accepted([&] { return read_gguf(input.write(fuzz::as_bytes(data, size))); });
   if (!read) return 0;
   const GgufFile& f = *read;
+  check_import(f);
   FUZZ_ASSERT(f.version == 2 || f.version == 3, "version 2 or 3");
   GgufWriter w;
   for (const auto& [key, value] : f.metadata) w.add(key, value);
@@ -47,13 +74,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const GgufTensorInfo& t : f.tensors) {
     FUZZ_ASSERT(t.dims.size() >= 1 && t.dims.size() <= 4, "1 to 4 dims");
     FUZZ_ASSERT(t.offset % f.alignment == 0, "aligned offset");
-    FUZZ_ASSERT(t.bytes.size() == t.numel() * ggml_type_size(t.type), "numel x type size bytes");
+    FUZZ_ASSERT(t.dims[0] % ggml_block_size(t.type) == 0, "rows of whole blocks");
+    FUZZ_ASSERT(t.bytes.size() == ggml_nbytes(t.type, t.numel()), "numel / block x block bytes");
     FUZZ_ASSERT(t.bytes.size() <= size, "tensor no larger than the file");
     const std::vector<float> values = t.to_float();
     FUZZ_ASSERT(values.size() == t.numel(), "to_float gives numel values");
     bool fits = true;  // a zero-element tensor may have extents beyond int64 in its other dims
     for (uint64_t d : t.dims) fits = fits && d <= uint64_t(INT64_MAX);
-    if (fits) w.add_tensor(t.name, t.shape(), t.type, values.data());
+    const GgmlType written = ggml_type_is_quantized(t.type) ? GgmlType::F32 : t.type;
+    if (fits) w.add_tensor(t.name, t.shape(), written, values.data());
   }
   w.write(copy.path());
   const GgufFile again = read_gguf(copy.path());
@@ -64,8 +93,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 "metadata round-trips");
   for (const GgufTensorInfo& t : again.tensors) {
     const GgufTensorInfo* orig = f.tensor(t.name);
-    FUZZ_ASSERT(orig != nullptr && orig->dims == t.dims && orig->type == t.type,
-                "tensor name, dims and type round-trip");
+    FUZZ_ASSERT(orig != nullptr && orig->dims == t.dims &&
+                    (orig->type == t.type || ggml_type_is_quantized(orig->type)),
+                "tensor name, dims and (unquantized) type round-trip");
     FUZZ_ASSERT(same_floats(orig->to_float(), t.to_float()), "tensor values round-trip");
   }
   return 0;

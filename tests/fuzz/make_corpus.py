@@ -99,6 +99,48 @@ put("gguf", "big-endian", b"GGUF" + struct.pack(">I", 3) + good[8:64])
 put("gguf", "bad-align", gguf([gkv("general.alignment", 5, struct.pack("<i", 64))], tensors))
 put("gguf", "huge-count", b"GGUF" + struct.pack("<IQQ", 3, 2**62, 2**62))
 put("gguf", "bad-magic", b"GGUX" + good[4:40])
+# quantized: one block each of Q8_0 (8), Q4_0 (2), Q4_K (12), Q6_K (14) with fp16 scale 1.0 at the
+# format's offset; a Q5_K (13) tensor refused by name; Q4_K rows of 128 (half a block) refused
+def block(size, half_at): b = bytearray(range(size)); b[half_at:half_at + 2] = struct.pack("<H", 0x3c00); return bytes(b)
+quant = [("q8_0", [32], 8, block(34, 0)), ("q4_0", [32], 2, block(18, 0)),
+         ("q4_k", [256], 12, block(144, 0)), ("q6_k", [256], 14, block(210, 208))]
+put("gguf", "quantized", gguf(kvs[:1], quant))
+put("gguf", "q5_k", gguf(kvs[:1], [("blk.0.attn_q.weight", [256], 13, bytes(176))]))
+put("gguf", "partial-block", gguf(kvs[:1], [("output.weight", [128, 2], 12, bytes(144))]))
+
+# --- gguf import: a 1-layer llama (C 4, 2 heads of 2, 1 KV head, F 4) with a SentencePiece
+# ("llama") and a byte-level ("gpt2") tokenizer, as llm0's exporter writes them -------------------
+def u32kv(key, v): return gkv(key, 4, struct.pack("<I", v))
+def f32kv(key, v): return gkv(key, 6, f32s([v]))
+def strs(key, vals): return gkv(key, 9, struct.pack("<IQ", 8, len(vals)) + b"".join(gstr(v) for v in vals))
+def i32s(key, vals): return gkv(key, 9, struct.pack("<IQ", 5, len(vals)) + struct.pack("<%di" % len(vals), *vals))
+
+def tiny_llama(tok_kvs, V):
+    kvs = [gkv("general.architecture", 8, gstr("llama")), u32kv("llama.embedding_length", 4),
+           u32kv("llama.block_count", 1), u32kv("llama.attention.head_count", 2),
+           u32kv("llama.attention.head_count_kv", 1), u32kv("llama.context_length", 16),
+           u32kv("llama.feed_forward_length", 4), f32kv("llama.attention.layer_norm_rms_epsilon", 1e-5),
+           f32kv("llama.rope.freq_base", 10000.0)] + tok_kvs
+    w = lambda n: f32s([(i % 7 - 3) / 4 for i in range(n)])
+    ts = [("token_embd.weight", [4, V], 0, w(4 * V)), ("output_norm.weight", [4], 0, w(4)),
+          ("blk.0.attn_norm.weight", [4], 0, w(4)), ("blk.0.attn_q.weight", [4, 4], 0, w(16)),
+          ("blk.0.attn_k.weight", [4, 2], 0, w(8)), ("blk.0.attn_v.weight", [4, 2], 0, w(8)),
+          ("blk.0.attn_output.weight", [4, 4], 0, w(16)), ("blk.0.ffn_norm.weight", [4], 0, w(4)),
+          ("blk.0.ffn_gate.weight", [4, 4], 0, w(16)), ("blk.0.ffn_up.weight", [4, 4], 0, w(16)),
+          ("blk.0.ffn_down.weight", [4, 4], 0, w(16))]
+    return gguf(kvs, ts)
+
+sp = ["<unk>", "<s>", "</s>", "<0x0A>", "\u2581a", "b", "\u2581ab"]
+put("gguf", "import-llama-spm", tiny_llama([
+    gkv("tokenizer.ggml.model", 8, gstr("llama")), strs("tokenizer.ggml.tokens", sp),
+    gkv("tokenizer.ggml.scores", 9, struct.pack("<IQ", 6, len(sp)) + f32s([0, 0, 0, 0, -2, -3, -1])),
+    i32s("tokenizer.ggml.token_type", [2, 3, 3, 6, 1, 1, 1]), u32kv("tokenizer.ggml.bos_token_id", 1),
+    u32kv("tokenizer.ggml.eos_token_id", 2), gkv("tokenizer.ggml.add_bos_token", 7, b"\x01")], len(sp)))
+bl = ["a", "b", "ab", "\u0120", "\u0120a", "<|endoftext|>"]
+put("gguf", "import-llama-gpt2", tiny_llama([
+    gkv("tokenizer.ggml.model", 8, gstr("gpt2")), gkv("tokenizer.ggml.pre", 8, gstr("gpt-2")),
+    strs("tokenizer.ggml.tokens", bl), i32s("tokenizer.ggml.token_type", [1, 1, 1, 1, 1, 3]),
+    strs("tokenizer.ggml.merges", ["a b", "\u0120 a"]), u32kv("tokenizer.ggml.eos_token_id", 5)], len(bl)))
 
 # --- config.json: the project's presets and reference configs, and broken ones -------------------
 for d in ("configs", os.path.join("configs", "reference")):

@@ -5,7 +5,8 @@
 # configs/llm0-small-hybrid-moe.json (qwen3next: Gated DeltaNet 3 : 1 gated attention, MoE with the
 # gated shared expert) — the same greedy ids and first-step log-probabilities within 1e-4
 # (scripts/parity_llamacpp.sh; on the hybrid, llm0 is 6.5e-5 and llama.cpp 1.5e-5 from a float64
-# PyTorch-twin evaluation of the same weights, so 1e-4 bounds float32 rounding on both sides);
+# PyTorch-twin evaluation of the same weights, so 1e-4 bounds float32 rounding on both sides) and
+# the published stories260K from BOS (llama.cpp = llm0 = the golden story; same tokenization);
 # then BF16: llm0-small, the 30M model and the two MoE models converted to BF16 (routed and shared
 # experts held in BF16 by llm0), llm0's BF16 weights against llama.cpp's float32 run of the same
 # rounded weights (identical greedy ids, log-probabilities within 1e-4),
@@ -21,7 +22,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v node >/dev/null && command -v npm >/dev/null || { echo "skipped: node/npm not found"; exit 77; }
 "$ROOT/scripts/peers_npm_install.sh" || { echo "skipped: npm install of node-llama-cpp failed"; exit 77; }
-LLM0=$1 MODELS="small small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe" N=${N:-32} THREADS=1 "$ROOT/scripts/parity_llamacpp.sh" || exit 1
+LLM0=$1 MODELS="small small-mla small-qwen3moe small-deepseekmoe small-hybrid-moe stories260K" N=${N:-32} THREADS=1 "$ROOT/scripts/parity_llamacpp.sh" || exit 1
 LLM0=$1 MODELS="small 30m small-qwen3moe small-deepseekmoe" N=${N:-32} THREADS=1 DTYPE=bf16 TOL=3e-1 BF16_STRICT=0 \
   "$ROOT/scripts/parity_llamacpp.sh" || exit 1
 TRAINED=${LLM0_TRAINED_MODEL:-$ROOT/runs/small/checkpoint}

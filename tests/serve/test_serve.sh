@@ -119,6 +119,19 @@ STALL_PORT=$PORT
 LLM0="$LLM0" MODEL="$WORK/tiny" MODEL_ID=tiny LIMITS_PID=$LIMITS_PID \
   node "$ROOT/tests/serve/serve_test.mjs" "$MAIN_PORT" "$SMALL_PORT" "$LIMITS_PORT" "$STALL_PORT"
 rc=$?
+# The explorer mounted at /explore/: a page, and the cache-vs-recompute lesson on the served model
+# equal to its CLI twin `llm0 lesson kv-cache --model ... --json`.
+"$LLM0" lesson kv-cache --model "$WORK/tiny" --up-to 0 --json --threads 1 > "$WORK/twin.json" || die "lesson kv-cache failed"
+PORT=$MAIN_PORT TWIN="$WORK/twin.json" node -e '
+  const fs = require("fs"), base = "http://127.0.0.1:" + process.env.PORT;
+  (async () => {
+    const page = await fetch(base + "/explore/");
+    if (page.status !== 200 || !page.headers.get("content-type").startsWith("text/html")) throw new Error("/explore/: " + page.status);
+    const got = await (await fetch(base + "/explore/api/lesson/kv-cache?model=loaded&up-to=0")).json();
+    const want = JSON.parse(fs.readFileSync(process.env.TWIN, "utf8"));
+    if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error("/explore/api/lesson/kv-cache differs from the CLI twin");
+  })().catch(e => { console.error("test_serve: explorer mount: " + e.message); process.exit(1); });
+' || rc=1
 # A clean shutdown: SIGTERM ends the server with status 0 (the limits server was stopped by the
 # test, SIGTERM with a request running).
 for p in "${PIDS[@]}"; do

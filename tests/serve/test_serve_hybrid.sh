@@ -15,6 +15,7 @@ PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
 die() { echo "test_serve_hybrid: $*" >&2; [ -f "$WORK/server.log" ] && cat "$WORK/server.log" >&2; exit 1; }
+source "$(dirname "$0")/start_server.sh"
 
 for i in $(seq 1 30); do
   echo "The cat sat on the mat number $i. A dog ran to the park and back again, twice."
@@ -50,18 +51,9 @@ run_model() {  # run_model NAME on|off: the prefix cache the server must report
   local name=$1 prefix=$2 model="$WORK/$1"
   "$LLM0" init --config "$WORK/$name.json" --seed 5 --output "$model" >/dev/null || die "init of $name failed"
   cp "$WORK/tokenizer.json" "$model/tokenizer.json"
-  "$LLM0" serve --model "$model" --port 0 --threads 1 --page-size 4 --kv-pages 400 --max-batch 8 \
-    --prefill-chunk 5 --step-tokens 16 2>"$WORK/server.log" &
-  PID=$!
-  local port=
-  for _ in $(seq 1 300); do
-    # the whole line (it may be read while being written), which ends with the prefix cache state
-    port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\) .*prefix cache [a-z]*)$/\1/p' "$WORK/server.log")
-    [ -n "$port" ] && break
-    kill -0 "$PID" 2>/dev/null || die "$name: the server exited at start"
-    sleep 0.1
-  done
-  [ -n "$port" ] || die "$name: no 'listening on' line"
+  start_server "$name" "$WORK/server.log" --model "$model" --threads 1 --page-size 4 --kv-pages 400 \
+    --max-batch 8 --prefill-chunk 5 --step-tokens 16
+  local port=$PORT
   grep -q "prefix cache $prefix" "$WORK/server.log" || die "$name: the server does not say prefix cache $prefix"
   local prompts=("The cat" "A dog ran to the park and back again, twice. The cat sat on"
                  "Servers answer requests; states hold" "The cat sat on the mat number 7. A dog"

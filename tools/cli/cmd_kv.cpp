@@ -10,7 +10,9 @@
 #include "common.h"
 #include "core/check.h"
 #include "ledger/kv_format.h"
+#include "core/json_file.h"
 #include "ledger/kv_ledger.h"
+#include "lesson/lesson_kv_measure.h"
 
 namespace llm0::cli {
 
@@ -22,7 +24,7 @@ struct KvArgs {
   bool has_context = false;
   std::string dtype = "bf16";
   std::string as;
-  bool json = false;
+  bool json = false, measure = false;
 };
 
 // "131,072 B (128 KiB)"
@@ -78,6 +80,17 @@ void print_ledger(const KvLedger& l) {
   for (const std::string& n : l.notes) print_row("note", n);
 }
 
+// The engine's bytes on a small model of the same kind (lesson_kv_measure.h).
+void print_measured(const nlohmann::json& m) {
+  if (m.contains("error")) return print_row("engine check", "not run: " + m["error"].get<std::string>());
+  for (const nlohmann::json& r : m["rows"]) {
+    const uint64_t e = r["engine_bytes"], l = r["ledger_bytes"];
+    print_row("engine check", format("small model of this kind, {} tokens, {}: engine {} B, ledger {} B{}",
+                                     m["tokens"].get<int>(), r["dtype"].get<std::string>(), e, l,
+                                     e == l ? " (equal)" : " (DIFFERENT)"));
+  }
+}
+
 void run_kv(const KvArgs& a) {
   KvOptions opt;
   if (a.has_context) {
@@ -87,16 +100,24 @@ void run_kv(const KvArgs& a) {
   opt.dtype = parse_kv_dtype(a.dtype);
   if (!a.as.empty()) opt.as = parse_kv_as(a.as);
   std::vector<KvLedger> ledgers;
-  for (const std::string& path : a.configs) ledgers.push_back(kv_ledger_from_file(path, opt));
+  std::vector<nlohmann::json> measured;
+  for (const std::string& path : a.configs) {
+    ledgers.push_back(kv_ledger_from_file(path, opt));
+    if (a.measure) measured.push_back(lesson::measure_kv_small_model(read_json_file(path, "model config file")));
+  }
   if (a.json) {
     nlohmann::json out = nlohmann::json::array();
-    for (const KvLedger& l : ledgers) out.push_back(to_json(l));
+    for (size_t i = 0; i < ledgers.size(); ++i) {
+      out.push_back(to_json(ledgers[i]));
+      if (a.measure) out.back()["measured"] = measured[i];
+    }
     std::printf("%s\n", out.dump(2).c_str());
     return;
   }
   for (size_t i = 0; i < ledgers.size(); ++i) {
     if (i > 0) std::printf("\n");
     print_ledger(ledgers[i]);
+    if (a.measure) print_measured(measured[i]);
   }
 }
 
@@ -114,6 +135,9 @@ void register_kv(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--as", args->as, "Recompute the attention layers as mha, mqa or gqa:G");
   sub->add_flag("--json", args->json, "Print a JSON array, one object per config");
+  sub->add_flag("--measure", args->measure,
+                "Also forward 16 tokens through the engine's cache on a small random model of the "
+                "same kind and print its bytes beside the ledger's (\"measured\" in JSON)");
   add_threads_option(sub);
   sub->callback([args] { run_kv(*args); });
 }

@@ -13,7 +13,9 @@
 
 #include "common.h"
 #include "core/check.h"
+#include "core/shipped_file.h"
 #include "io/checkpoint.h"
+#include "lesson/lesson_json.h"
 #include "lesson/lesson_svg.h"
 #include "lesson/lesson_text.h"
 #include "lesson/lesson_cache_kinds.h"
@@ -26,33 +28,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A file shipped with llm0, e.g. "data/teaching-world.json".
-std::string shipped_file(const std::string& rel) {
-  std::vector<fs::path> tried = {fs::path(rel)};
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec)
-    for (fs::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-      tried.push_back(dir / rel);
-      tried.push_back(dir / "share" / "llm0" / rel);
-      if (dir == dir.root_path()) break;
-    }
-  for (const fs::path& p : tried)
-    if (fs::is_regular_file(p, ec)) return p.string();
-  LLM0_FAIL("shipped file \"{}\" not found (looked in the current directory and above the "
-            "program {})", rel, exe.string());
-}
-
 void print_json(const nlohmann::json& j) { std::printf("%s\n", j.dump(2).c_str()); }
 
 struct AttentionArgs {
-  std::string world;
+  std::string world, asker;
   bool json = false;
 };
 
 void run_attention(const AttentionArgs& a) {
-  const std::string path = a.world.empty() ? shipped_file("data/teaching-world.json") : a.world;
-  const lesson::AttentionLesson l = lesson::run_attention_lesson(lesson::load_world(path));
+  const lesson::AttentionLesson l =
+      lesson::run_attention_lesson(lesson::attention_world(a.world, a.asker));
   if (a.json) return print_json(lesson::to_json(l));
   std::fputs(lesson::attention_text(l).c_str(), stdout);
 }
@@ -68,16 +53,10 @@ struct KvArgs {
 void run_kv_cache(const KvArgs& a) {
   LLM0_CHECK(a.model_dir.empty() || a.config.empty(), "give --model or --config, not both");
   std::unique_ptr<Model> model;
-  std::string name;
-  if (!a.model_dir.empty()) {
-    model = load_model(a.model_dir), name = a.model_dir;
-  } else {
-    const std::string cfg = a.config.empty() ? shipped_file("configs/lesson-tiny.json") : a.config;
-    model = lesson::lesson_model_from_config(cfg, a.seed);
-    name = format("{} (random weights, seed {})", cfg, a.seed);
-  }
-  const lesson::KvCacheLesson l =
-      lesson::run_kv_cache_lesson(*model, {a.prompt_len, a.generate, a.up_to}, name);
+  if (!a.model_dir.empty()) model = load_model(resolve_checkpoint_dir(a.model_dir));
+  const lesson::KvCacheLesson l = lesson::run_kv_cache_lesson(
+      lesson::KvLessonModel{model.get(), a.model_dir, a.config, a.seed},
+      {a.prompt_len, a.generate, a.up_to});
   if (!a.svg.empty()) lesson::write_text_file(a.svg, lesson::kv_growth_svg(l));
   if (a.json) {
     nlohmann::json j = lesson::to_json(l);
@@ -102,8 +81,7 @@ void run_shapes(const ShapesArgs& a) {
   const lesson::ShapesLesson world = lesson::shapes_from_world(lesson::load_world(wpath));
   if (!a.svg.empty()) lesson::write_text_file(a.svg, lesson::shapes_svg({cfg, world}));
   if (a.json) {
-    nlohmann::json j = {{"lesson", "shapes"}, {"config", lesson::to_json(cfg)},
-                        {"teaching_world", lesson::to_json(world)}};
+    nlohmann::json j = lesson::shapes_json(cfg, world);
     if (!a.svg.empty()) j["svg"] = a.svg;
     return print_json(j);
   }
@@ -121,6 +99,8 @@ void add_attention(CLI::App* lesson) {
       "attention", "Attention weights, outputs, sinks and the K/V swap test on the teaching world");
   sub->add_option("--world", args->world,
                   "Teaching world file (default: the shipped data/teaching-world.json)");
+  sub->add_option("--asker", args->asker,
+                  "Token whose row the swap test reads (default: the world's swap_test.query)");
   sub->add_flag("--json", args->json, "Print JSON");
   add_threads_option(sub);
   sub->callback([args] { run_attention(*args); });
@@ -244,6 +224,8 @@ void add_experts(CLI::App* lesson) {
 
 }  // namespace
 
+void add_model_lessons(CLI::App* lesson);  // cmd_lesson_model.cpp
+
 void register_lesson(CLI::App& app) {
   CLI::App* lesson = app.add_subcommand(
       "lesson", "The attention chapter's experiments, computed by the engine");
@@ -254,6 +236,7 @@ void register_lesson(CLI::App& app) {
   add_cache_kinds(lesson);
   add_hybrid_state(lesson);
   add_experts(lesson);
+  add_model_lessons(lesson);
 }
 
 }  // namespace llm0::cli

@@ -15,8 +15,10 @@
 #include <thread>
 
 #include "common.h"
+#include "stop_signals.h"
 #include "core/check.h"
 #include "infer/generator_io.h"
+#include "explore/explore_http.h"
 #include "serve/batch_engine.h"
 #include "serve/http_server.h"
 #include "serve/scheduler.h"
@@ -104,11 +106,6 @@ std::unique_ptr<BatchEngine> make_engine(Model& model, ServeArgs& a, bool pages_
   }
 }
 
-// "HOST:PORT" for a URL: an IPv6 literal in brackets (RFC 3986 section 3.2.2: http://[::1]:8080).
-std::string host_port(const std::string& host, int port) {
-  return format(host.find(':') != std::string::npos ? "[{}]:{}" : "{}:{}", host, port);
-}
-
 // The served model's name: --model-name, else the last component of --model ("runs/small" -> small).
 std::string model_id(const ServeArgs& a) {
   if (!a.model_name.empty()) return a.model_name;
@@ -135,12 +132,7 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
   serve::Metrics metrics;
   // Signals go to one waiting thread (blocked before the scheduler and HTTP threads start, so
   // they inherit the mask).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGUSR1);  // sent by this command to end the waiting thread
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  StopSignals signals;
   serve::Scheduler scheduler(engine, *gm.model, *gm.tokenizer, metrics, a.sched);
   a.http.model_id = model_id(a);
   a.http.max_body_bytes = (size_t)(a.max_body_mib * kMiB);
@@ -150,24 +142,22 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
     a.http.limits.max_connections = std::min(kMaxConnections, a.sched.max_batch + a.sched.max_queue + 16);
   a.http.limits.write_timeout_s = a.http.limits.read_timeout_s;
   a.http.limits.keep_alive_timeout_s = std::min(5, a.http.limits.read_timeout_s);
+  explore::ExploreApi explorer({a.model, "zh"});  // its own copy of the model: lessons run beside the engine
+  a.http.extra_routes = [&explorer](serve::ConnectionServer& h) { explore::mount_explore(h, explorer); };
   serve::HttpServer server(scheduler, *gm.model, *gm.tokenizer, metrics, a.http);
   const int port = server.bind();
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    if (sig == SIGUSR1) return;  // the server ended by itself
+  std::fprintf(stderr, "llm0 serve: listening on http://%s (model %s, %d KV pages of %d tokens, "
+               "max batch %d, prefix cache %s)\n", host_port(a.http.host, port).c_str(), a.http.model_id.c_str(),
+               engine.pages_total(), engine.page_size(), a.sched.max_batch, engine.prefix_caching() ? "on" : "off");
+  std::fprintf(stderr, "llm0 serve: the lessons (llm0 explore) at http://%s/explore/\n",
+               host_port(a.http.host, port).c_str());
+  std::fflush(stderr);
+  signals.serve([&] { server.listen(); }, [&](int sig) {
     std::fprintf(stderr, "llm0 serve: stopping (signal %d)\n", sig);
     scheduler.shutdown();  // open requests end, so their HTTP threads return
     server.stop();
   });
-  std::fprintf(stderr, "llm0 serve: listening on http://%s (model %s, %d KV pages of %d tokens, "
-               "max batch %d, prefix cache %s)\n", host_port(a.http.host, port).c_str(), a.http.model_id.c_str(),
-               engine.pages_total(), engine.page_size(), a.sched.max_batch, engine.prefix_caching() ? "on" : "off");
-  std::fflush(stderr);
-  server.listen();
   scheduler.shutdown();
-  pthread_kill(waiter.native_handle(), SIGUSR1);
-  waiter.join();
 }
 
 }  // namespace

@@ -106,4 +106,10 @@ void check_checkpoint_output(const std::string& output, bool overwrite);
 /// word's length), or "" if none is that close: "genrate" -> "generate".
 std::string closest_name(const std::string& word, const std::vector<std::string>& names);
 
+/// "HOST:PORT" for a URL: an IPv6 literal in brackets (RFC 3986 section 3.2.2: http://[::1]:8080).
+inline std::string host_port(const std::string& host, int port) {
+  return host.find(':') != std::string::npos ? "[" + host + "]:" + std::to_string(port)
+                                             : host + ":" + std::to_string(port);
+}
+
 }  // namespace llm0::cli

@@ -64,6 +64,7 @@ void register_export(CLI::App& app);
 void register_check(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_serve(CLI::App& app);
+void register_explore(CLI::App& app);
 std::string version_text();  // version.cpp
 
 // Source locations are for developers: shown under LLM0_DEBUG=1 or when built without NDEBUG.
@@ -121,6 +122,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_check(app);
   llm0::cli::register_bench(app);
   llm0::cli::register_serve(app);
+  llm0::cli::register_explore(app);
   if (llm0::cli::unknown_command(app, argc, argv)) return 1;
   try {
     app.parse(argc, argv);

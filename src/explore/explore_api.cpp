@@ -1,0 +1,126 @@
+// Dispatch, info and model of the explorer's API (explore_api.h).
+#include "explore/explore_api.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <new>
+
+#include "core/shipped_file.h"
+#include "core/threads.h"
+#include "explore/explore_assets.h"
+#include "explore/explore_handlers.h"
+
+namespace llm0::explore {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kApi = "/explore/api/";
+
+json model_summary(const GenerationModel& m, const std::string& name, const std::string& text) {
+  const ModelConfig& c = m.model->config();
+  return {{"name", name}, {"model_type", c.model_type},
+          {"num_hidden_layers", c.num_hidden_layers}, {"hidden_size", c.hidden_size},
+          {"num_attention_heads", c.num_attention_heads},
+          {"num_key_value_heads", c.num_key_value_heads}, {"head_dim", c.head_dim},
+          {"vocab_size", c.vocab_size}, {"max_position_embeddings", c.max_position_embeddings},
+          {"default_text", text}};
+}
+
+json route(ExploreApi& api, const ApiRequest& r, const std::string& rest) {
+  const bool get = r.method == "GET" || r.method == "HEAD";
+  auto need = [&](bool ok, const char* method) {
+    if (!ok)
+      throw ExploreError(405, "method_not_allowed",
+                         format("{} {} takes {} only", r.method, r.path, method));
+  };
+  if (rest == "info") return need(get, "GET"), QueryArgs(r.query, {}), api.info();
+  if (rest == "lesson/attention") return need(get, "GET"), lesson_attention(api, r);
+  if (rest == "lesson/kv-cache") return need(get, "GET"), lesson_kv_cache(api, r);
+  if (rest == "lesson/shapes") return need(get, "GET"), lesson_shapes(api, r);
+  if (rest == "lesson/attention-map") return need(get, "GET"), lesson_attention_map(api, r);
+  if (rest == "lesson/generate-steps") return need(get, "GET"), lesson_generate_steps(api, r);
+  if (rest.rfind("kv/reference/", 0) == 0)
+    return need(get, "GET"), kv_reference(api, r, rest.substr(13));
+  if (rest == "kv") return need(r.method == "POST", "POST"), kv_pasted(api, r);
+  throw ExploreError(404, "not_found", format("no endpoint {} (docs/explore-api.md lists them)", r.path));
+}
+
+}  // namespace
+
+ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt), threads_(num_threads()) {
+  LLM0_CHECK(opt_.lang == "zh" || opt_.lang == "en", "--lang must be zh or en, got \"{}\"", opt_.lang);
+  if (!opt_.model_dir.empty()) model_ = load_generation_model(opt_.model_dir);
+}
+
+ApiResponse ExploreApi::handle(const ApiRequest& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  try {
+    set_num_threads(threads_);
+    if (r.path.rfind(kApi, 0) != 0)
+      throw ExploreError(404, "not_found", format("no endpoint {}", r.path));
+    if (r.body.size() > ExploreLimits::kBodyBytes)
+      throw ExploreError(413, "too_large", format("the request body is {} bytes; at most {} are "
+                         "accepted", r.body.size(), ExploreLimits::kBodyBytes));
+    return {200, route(*this, r, r.path.substr(std::string(kApi).size()))};
+  } catch (const ExploreError& e) {
+    return {e.status, error_json(e.what(), e.code)};
+  } catch (const Error& e) {  // the library's refusal of this input names what is wrong
+    return {400, error_json(e.what(), "bad_request")};
+  } catch (const json::exception& e) {
+    return {400, error_json(format("malformed JSON: {}", e.what()), "bad_request")};
+  } catch (const std::bad_alloc&) {
+    return {400, error_json("the request needs more memory than this machine has", "bad_request")};
+  } catch (const std::exception& e) {
+    return {500, error_json(e.what(), "internal_error")};
+  }
+}
+
+GenerationModel& ExploreApi::require_model() {
+  if (!model_.model)
+    throw ExploreError(400, "no_model", "no model is loaded: start the explorer with one, e.g. "
+                       "`llm0 explore --model runs/small` (make run trains it)");
+  return model_;
+}
+
+std::string ExploreApi::default_text() const {
+  return opt_.lang == "en" ? "Once upon a time, there was a little girl" : "床前明月光，疑是地上霜。";
+}
+
+json ExploreApi::info(bool static_copy) const {
+  return {{"version", "llm0"}, {"lang", opt_.lang}, {"languages", {"zh", "en"}},
+          {"static", static_copy}, {"katex", katex_embedded()},
+          {"reference_configs", reference_config_names()},
+          {"limits", {{"kv_cache_up_to", ExploreLimits::kKvCacheUpTo},
+                      {"lesson_prompt_len", ExploreLimits::kLessonPromptLen},
+                      {"lesson_generate", ExploreLimits::kLessonGenerate},
+                      {"attention_map_tokens", ExploreLimits::kAttentionMapTokens},
+                      {"generate_steps_tokens", ExploreLimits::kGenerateStepsTokens},
+                      {"body_bytes", ExploreLimits::kBodyBytes}}},
+          {"model", model_.model ? model_summary(model_, opt_.model_dir, default_text()) : json()},
+          {"model_hint", "llm0 explore --model runs/small"}};
+}
+
+std::vector<std::string> reference_config_names() {
+  const fs::path dir = fs::path(shipped_file("configs/reference/deepseek-v2.json")).parent_path();
+  std::vector<std::string> names;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".json") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string reference_config_path(const std::string& name) {
+  const std::vector<std::string> names = reference_config_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string list;
+    for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw ExploreError(400, "bad_request",
+                       format("\"{}\" is not a shipped reference config ({})", name, list));
+  }
+  return shipped_file("configs/reference/" + name + ".json");
+}
+
+}  // namespace llm0::explore

@@ -1,0 +1,47 @@
+// import_gguf (see gguf_import.h): the checkpoint directory written from gguf_to_hf's result.
+#include <filesystem>
+
+#include "io/atomic_file.h"
+#include "io/checkpoint.h"
+#include "io/gguf_import.h"
+#include "io/safetensors.h"
+
+namespace llm0 {
+
+namespace {
+
+void write_json(const std::string& path, const nlohmann::ordered_json& j) {
+  const std::string text = j.dump(2) + "\n";
+  AtomicFile f(path);
+  f.write(text.data(), text.size());
+  f.commit();
+}
+
+}  // namespace
+
+GgufImportSummary import_gguf(const std::string& gguf_path, const std::string& out_dir, DType dtype) {
+  const std::string where = std::filesystem::path(gguf_path).filename().string();
+  const GgufImport im = gguf_to_hf(read_gguf(gguf_path), dtype, where);
+  CheckpointWriter out(out_dir);
+  GgufImportSummary s;
+  s.architecture = im.architecture;
+  std::vector<TensorRef> refs;
+  std::vector<DType> dtypes;
+  for (const HfTensor& t : im.tensors) {
+    refs.push_back({t.name, t.shape, t.values.data()});
+    dtypes.push_back(t.dtype);
+    s.parameters += t.values.size();
+  }
+  s.tensors = refs.size();
+  write_safetensors_mixed(out.path("model.safetensors"), refs, dtypes, {{"format", "pt"}});
+  write_json(out.path("config.json"), nlohmann::ordered_json::parse(im.config.to_json().dump()));
+  nlohmann::ordered_json gen = nlohmann::ordered_json::object();
+  if (im.config.bos_token_id >= 0) gen["bos_token_id"] = im.config.bos_token_id;
+  if (im.config.eos_token_id >= 0) gen["eos_token_id"] = im.config.eos_token_id;
+  write_json(out.path("generation_config.json"), gen);
+  write_json(out.path("tokenizer.json"), im.tokenizer);
+  out.commit();
+  return s;
+}
+
+}  // namespace llm0

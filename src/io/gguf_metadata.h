@@ -1,0 +1,37 @@
+// Typed reads of GGUF metadata (io/gguf_reader.h) for importers: a key of the wrong type, out of
+// range, or missing where required is refused naming the file and the key.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/gguf_reader.h"
+
+namespace llm0 {
+
+/// The metadata of one GGUF file with the file name (`where`) every error message starts with.
+struct GgufMeta {
+  const GgufFile& file;
+  std::string where;
+
+  /// An integer key (any GGUF integer type) as int: nullopt when absent. Throws llm0::Error when
+  /// it is not an integer or outside [0, 2^31).
+  std::optional<int> opt_int(const std::string& key) const;
+  /// opt_int, refusing an absent key ("has no key K").
+  int req_int(const std::string& key) const;
+  /// A FLOAT32 or FLOAT64 key; a FLOAT32 is returned as the shortest decimal that rounds to it
+  /// (1e-6f -> 1e-06, not 9.99999997e-07), as a config.json writes it.
+  std::optional<double> opt_float(const std::string& key) const;
+  double req_float(const std::string& key) const;
+  std::optional<bool> opt_bool(const std::string& key) const;
+  std::optional<std::string> opt_string(const std::string& key) const;
+  std::string req_string(const std::string& key) const;
+  /// An ARRAY of STRING; nullopt when absent.
+  std::optional<std::vector<std::string>> opt_strings(const std::string& key) const;
+  /// An ARRAY of any integer type; nullopt when absent.
+  std::optional<std::vector<int64_t>> opt_ints(const std::string& key) const;
+  /// An ARRAY of FLOAT32 / FLOAT64; nullopt when absent.
+  std::optional<std::vector<float>> opt_floats(const std::string& key) const;
+};
+
+}  // namespace llm0

@@ -1,0 +1,175 @@
+// Browser tests of the `llm0 explore` pages (run by tests/browser/test_explore.sh, which starts the
+// server and writes the static export): Debian's chromium driven by playwright-core. Per page: no
+// console errors, no request leaving 127.0.0.1 (every other host is aborted and fails the test),
+// screenshots at 1280×800 and 390×844, the language switch changes every heading; and the lessons'
+// numbers equal the CLI's: the stepper (9 vs 4 K/V, 19 vs 10 q·k per head after three clicks),
+// the growth table at L = 1,024, the swap test, a pasted DeepSeek-V2 config (69,120 B/token), the
+// heat maps (rows sum to 100%, upper triangle empty). The export is checked again from file://.
+// Usage: LLM0=... ROOT=... PORT=... EXPORT=DIR ARTIFACTS=DIR node explore_test.mjs
+import assert from "node:assert/strict";
+import {execFile, execFileSync} from "node:child_process";
+import fs from "node:fs";
+import {chromium} from "playwright-core";
+
+const {LLM0, ROOT, PORT, EXPORT, ARTIFACTS} = process.env;
+const BASE = `http://127.0.0.1:${PORT}/explore/`;
+const PAGES = ["index", "retrieve-v", "kv-cache", "lineage", "model"];
+const cli = (args) => JSON.parse(execFileSync(LLM0, [...args, "--json", "--threads", "1"], {cwd: ROOT, encoding: "utf8"}));
+const results = [];
+async function check(name, fn) {
+  const t0 = Date.now();
+  try { await fn(); results.push([name, true]); console.log(`ok   ${name} (${Date.now() - t0} ms)`); }
+  catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e.stack || e}`); }
+}
+
+const browser = await chromium.launch({executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+                                       args: process.getuid && process.getuid() === 0 ? ["--no-sandbox"] : []});
+const outside = [];   // requests to any host but 127.0.0.1 (aborted)
+let consoleErrors = [];
+let expectErrors = 0;  // console errors a step provokes on purpose (an HTTP 400 it asked for)
+async function newPage(width, height) {
+  const context = await browser.newContext({viewport: {width, height}});
+  await context.route("**/*", (route) => {
+    const u = new URL(route.request().url());
+    if (u.protocol === "file:" || u.protocol === "data:" || u.hostname === "127.0.0.1") return route.continue();
+    outside.push(u.href);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(`${page.url()}: ${m.text()}`); });
+  page.on("pageerror", (e) => consoleErrors.push(`${page.url()}: uncaught ${e.message}`));
+  return page;
+}
+// Waits until no panel still says "computing" (every request answered or failed).
+async function settled(page, timeout = 60000) {
+  await page.waitForFunction(() => document.querySelector("main") && !document.querySelector(".loading"), null, {timeout});
+}
+async function noPanelErrors(page) {
+  const errors = await page.$$eval(".panel-error:not([hidden])", (els) => els.map((e) => e.textContent));
+  assert.deepEqual(errors, [], `panel errors on ${page.url()}`);
+}
+const text = (page, sel) => page.$eval(sel, (e) => e.textContent.trim());
+const headings = (page) => page.$$eval("h1, h2, h3", (els) => els.map((e) => e.textContent.trim()));
+
+async function stepper(page) {
+  for (let i = 0; i < 3; i++) await page.click("#step-next");
+  const want = {"kv-nocache": 9, "kv-cache": 4, "qk-nocache": 19, "qk-cache": 10};
+  for (const [id, n] of Object.entries(want)) {
+    assert.equal(await text(page, `#${id}-rule`), String(n), `${id} by the rule`);
+    assert.equal(await text(page, `#${id}-engine`), String(n), `${id} by the engine`);
+  }
+  assert.equal(await page.isDisabled("#step-next"), true, "a fourth step with G = 3");
+}
+async function growth(page, cliGrowth) {
+  await page.fill("#growth-L", "1024");
+  await page.dispatchEvent("#growth-L", "change");
+  await page.waitForSelector('#growth-table tr[data-length="1024"]', {timeout: 60000});
+  const rows = await page.$$eval("#growth-table tbody tr[data-length]", (trs) => trs.map((tr) =>
+    [...tr.children].map((td) => td.textContent.replace(/,/g, ""))));
+  const want = cliGrowth.growth.map((g) => [g.length, g.kv_no_cache, g.kv_cache, g.qk_no_cache, g.qk_cache].map(String));
+  assert.deepEqual(rows.map((r) => [r[0], r[1], r[2], r[4], r[5]]), want, "growth table = llm0 lesson kv-cache --up-to 1024");
+  const fit = await page.$$eval("#growth-table tr.fit-row td", (tds) => tds.map((t) => t.textContent));
+  const f = cliGrowth.fit;
+  assert.deepEqual([fit[1], fit[2], fit[4], fit[5]], [f.kv_no_cache, f.kv_cache, f.qk_no_cache, f.qk_cache].map((v) => "n" + v.toFixed(2)));
+  assert.match(await text(page, "#growth-rule"), /✓/);
+}
+async function swapTest(page, asker) {
+  await page.click(`#swap-test .token-picker button[data-token="${asker}"]`);
+  await page.waitForSelector(`#swap-test .token-picker button[data-token="${asker}"][aria-pressed="true"]`);
+  const s = cli(["lesson", "attention", "--asker", asker]).swap_test;
+  for (const [step, delta, cosId, cos] of [[3, s.delta_v, "#swap-cos-v", s.cos_v], [1, s.delta_k, "#swap-cos-k", s.cos_k]]) {
+    await page.click(`#swap-step-${step}`);
+    assert.equal(await text(page, "#swap-delta"), delta.toFixed(3), `swap test (${asker}, step ${step}): distance`);
+    assert.equal(await text(page, cosId), cos.toFixed(3), `swap test (${asker}, step ${step}): cosine`);
+    const sums = await page.$$eval("#swap-test .engine-sum .ok, #swap-test .engine-sum .bad", (e) => e.map((x) => x.textContent));
+    assert.deepEqual(sums, ["✓", "✓"], "the sum rows equal the engine's retrieved vectors");
+  }
+  await page.click("#swap-step-3");
+  if (Number.isFinite(s.ratio)) assert.equal(await text(page, "#swap-ratio"), s.ratio.toFixed(1) + "×");
+}
+async function paste(page) {
+  const v2 = fs.readFileSync(`${ROOT}/configs/reference/deepseek-v2.json`, "utf8");
+  await page.fill("#paste-config", v2);
+  await page.click("#paste-go");
+  await page.waitForSelector("#paste-per-token", {timeout: 60000});
+  assert.equal(await text(page, "#paste-per-token"), "69,120 B");
+  assert.match(await text(page, "#paste-measured"), /\d/, "the engine's measurement on a small model of the kind");
+  assert.match(await text(page, "#paste-verdict"), /✓/, "engine bytes = ledger bytes on the small model");
+  // Malformed input: an error in the panel (the server's 400 is the one console error allowed).
+  expectErrors++;
+  await page.fill("#paste-config", "{\"model_type\": \"llama\", \"hidden_size\": ");
+  await page.click("#paste-go");
+  await page.waitForSelector("#config-paste .panel-error:not([hidden])");
+  assert.match(await text(page, "#config-paste .panel-error"), /\S{3,}/);
+  // The page still works: the good config again (the language switch re-runs what the box holds).
+  await page.fill("#paste-config", v2);
+  await page.click("#paste-go");
+  await page.waitForSelector("#paste-per-token", {timeout: 60000});
+}
+async function heatmaps(page) {
+  const layers = await page.$$eval("#heat-layer option", (o) => o.map((e) => e.value));
+  assert.ok(layers.length >= 1);
+  for (const l of layers) {
+    await page.selectOption("#heat-layer", l);
+    const maps = await page.$$eval(".heatmap", (hs) => hs.map((h) => [...h.querySelectorAll("tbody tr")].map((tr, t) => {
+      const tds = [...tr.querySelectorAll("td:not(.row-sum)")];
+      return {t, sum: tds.reduce((a, td) => a + Number(td.dataset.w || 0), 0), sumText: tr.querySelector(".row-sum").textContent,
+              upper: tds.slice(t + 1).map((td) => td.className + "|" + td.textContent + "|" + (td.dataset.w || ""))};
+    })));
+    assert.ok(maps.length >= 1, `layer ${l}: heat maps drawn`);
+    for (const rows of maps) for (const r of rows) {
+      // Weights are float32 softmax outputs printed in full: the row sums to 1 within float32 rounding.
+      assert.ok(Math.abs(r.sum - 1) < 1e-4, `layer ${l} row ${r.t} sums to ${r.sum}`);
+      assert.equal(r.sumText, "100%");
+      assert.ok(r.upper.every((u) => u === "masked||"), `layer ${l} row ${r.t}: the upper triangle is blank`);
+    }
+  }
+}
+async function languageSwitch(page) {
+  const before = await headings(page);
+  await page.click("#lang-switch");
+  await page.waitForFunction(() => document.documentElement.lang === "en");
+  await settled(page);
+  const after = await headings(page);
+  assert.equal(after.length, before.length, "the same headings in both languages");
+  after.forEach((h, i) => assert.notEqual(h, before[i], `heading ${i} did not change: ${h}`));
+  await page.click("#lang-switch");
+  await page.waitForFunction(() => document.documentElement.lang === "zh-CN");
+  await settled(page);
+}
+
+// The CLI's growth table to L = 1,024 takes seconds: computed while the browser works.
+const kvCli = new Promise((resolve, reject) => execFile(LLM0, ["lesson", "kv-cache", "--prompt-len", "2", "--generate", "3",
+  "--up-to", "1024", "--json", "--threads", "1"], {cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26},
+  (e, out) => (e ? reject(e) : resolve(JSON.parse(out)))));
+kvCli.catch(() => {});  // awaited (and reported) by the growth check
+fs.mkdirSync(ARTIFACTS, {recursive: true});
+for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) {
+  for (const id of PAGES) {
+    await check(`${origin} ${id}`, async () => {
+      consoleErrors = []; expectErrors = 0;
+      // One load per page: the checks at 1280×800, a screenshot, then the same page (after the
+      // clicks) laid out again at 390×844 for the second screenshot.
+      const page = await newPage(1280, 800);
+      await page.goto(base + id + ".html");
+      await settled(page);
+      await noPanelErrors(page);
+      if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); }
+      if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); }
+      if (id === "lineage" && origin === "live") await paste(page);
+      if (id === "model") await heatmaps(page);
+      await languageSwitch(page);
+      await page.evaluate(() => window.scrollTo(0, 0));  // the sticky header at the top of the picture
+      await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-1280x800.png`, fullPage: true});
+      await page.setViewportSize({width: 390, height: 844});
+      await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-390x844.png`, fullPage: true});
+      await page.context().close();
+      assert.equal(consoleErrors.length, expectErrors, `console errors:\n${consoleErrors.join("\n")}`);
+    });
+  }
+}
+await check("no request left 127.0.0.1", async () => assert.deepEqual(outside, []));
+await browser.close();
+const failed = results.filter((r) => !r[1]).length;
+console.log(`${results.length - failed}/${results.length} passed; screenshots in ${ARTIFACTS}`);
+process.exit(failed ? 1 : 0);
