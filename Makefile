@@ -35,10 +35,13 @@ test-kernels: build
 
 # The same suite with two OpenMP threads in every test (thread-order bugs hide at one thread), one
 # test at a time so the two threads have the two cores; MPI tests are fixed at one thread per rank.
+# The peer and browser tests (other engines and the pages, end to end through the CLI; ~10 min one
+# at a time) run in `make test` only: the kernels and model code they reach are the test programs'
+# here at two threads.
 test-omp2: setup
 	@cmake -S . -B build-omp2 -DCMAKE_BUILD_TYPE=Release -DLLM0_TEST_THREADS=2 -DLLM0_BENCH=OFF >/dev/null
 	@cmake --build build-omp2 -j$(JOBS)
-	cd build-omp2 && ctest --output-on-failure -LE mpi
+	cd build-omp2 && ctest --output-on-failure -LE "mpi|peer|browser"
 
 # The same suite under AddressSanitizer + UBSan (Debug info, no -march=native).
 test-asan: setup

@@ -1,5 +1,5 @@
-// Shared by the GGUF export tests: a saved random-weight checkpoint with a trained tokenizer, and
-// the message of the llm0::Error a call throws.
+// Shared by the GGUF export tests: a saved random-weight checkpoint with a trained tokenizer, a
+// parsed GGUF written back, and the message of the llm0::Error a call throws.
 #pragma once
 #include <functional>
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "core/check.h"
 #include "io/checkpoint.h"
+#include "io/gguf_reader.h"
 #include "model_fixtures.h"
 #include "test_util.h"
 #include "tokenizer/tokenizer.h"
@@ -28,6 +29,21 @@ inline std::string make_checkpoint(const ModelConfig& cfg, const std::string& na
   }
   save_checkpoint(m, dir, tok);
   return dir;
+}
+
+/// Writes the parsed (perhaps edited) file `f` to `path` with GgufWriter: the same metadata in
+/// order, tensors with their type (float values: F32/F16/BF16 files only).
+inline void write_gguf(const GgufFile& f, const std::string& path) {
+  GgufWriter w;
+  for (const auto& [key, value] : f.metadata) w.add(key, value);
+  for (const GgufTensorInfo& t : f.tensors) w.add_tensor(t.name, t.shape(), t.type, t.to_float().data());
+  w.write(path);
+}
+
+/// `f` without metadata key `key`.
+inline GgufFile without_key(GgufFile f, const std::string& key) {
+  std::erase_if(f.metadata, [&](const auto& kv) { return kv.first == key; });
+  return f;
 }
 
 /// The what() of the llm0::Error `f` throws, or "(no error)".

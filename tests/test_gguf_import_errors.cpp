@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "gguf_fixtures.h"
@@ -37,11 +38,8 @@ const GgufFile& valid_file() {
 std::string write_edited(const std::string& name, const Edit& edit) {
   GgufFile f = valid_file();
   edit(f);
-  GgufWriter w;
-  for (const auto& [key, value] : f.metadata) w.add(key, value);
-  for (const GgufTensorInfo& t : f.tensors) w.add_tensor(t.name, t.shape(), t.type, t.to_float().data());
   const std::string path = test::fresh_temp_path("gguf_import_err", name + ".gguf");
-  w.write(path);
+  write_gguf(f, path);
   return path;
 }
 
@@ -52,8 +50,23 @@ GgufValue& meta(GgufFile& f, const std::string& key) {
   return f.metadata.back().second;
 }
 
-void erase_key(GgufFile& f, const std::string& key) {
-  std::erase_if(f.metadata, [&](const auto& kv) { return kv.first == key; });
+void erase_key(GgufFile& f, const std::string& key) { f = without_key(std::move(f), key); }
+
+// The tokenizer.ggml.* arrays are what the importer reads only without tokenizer.huggingface.json
+// (as llama.cpp's converters write files): `edit` applied to such a file.
+Edit arrays_only(const Edit& edit) {
+  return [edit](GgufFile& f) {
+    erase_key(f, "tokenizer.huggingface.json");
+    edit(f);
+  };
+}
+
+// tokenizer.huggingface.json of `f` parsed, changed by `edit` and stored again.
+void edit_hf_json(GgufFile& f, const std::function<void(nlohmann::json&)>& edit) {
+  GgufValue& v = meta(f, "tokenizer.huggingface.json");
+  nlohmann::json j = nlohmann::json::parse(v.s);
+  edit(j);
+  v = GgufValue::of_string(j.dump());
 }
 
 struct Case {
@@ -91,11 +104,11 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
       {"token_type_value", [](GgufFile& f) {
          meta(f, "tokenizer.ggml.token_type").array[5] = GgufValue::of_i32(9);
        }, {"tokenizer.ggml.token_type[5] = 9"}},
-      {"pre", [](GgufFile& f) { meta(f, "tokenizer.ggml.pre") = GgufValue::of_string("deepseek-llm"); },
+      {"pre", arrays_only([](GgufFile& f) { meta(f, "tokenizer.ggml.pre") = GgufValue::of_string("deepseek-llm"); }),
        {"tokenizer.ggml.pre = \"deepseek-llm\" is not supported"}},
       {"tokenizer_model", [](GgufFile& f) { meta(f, "tokenizer.ggml.model") = GgufValue::of_string("bert"); },
        {"tokenizer.ggml.model = \"bert\" is not supported"}},
-      {"no_merges", [](GgufFile& f) { erase_key(f, "tokenizer.ggml.merges"); },
+      {"no_merges", arrays_only([](GgufFile& f) { erase_key(f, "tokenizer.ggml.merges"); }),
        {"no key tokenizer.ggml.merges"}},
       {"rope_scaling", [](GgufFile& f) { meta(f, "llama.rope.scaling.type") = GgufValue::of_string("linear"); },
        {"rope.scaling.type = \"linear\""}},
@@ -103,6 +116,39 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
        {"rope.dimension_count = 12", "partial rotary"}},
       {"too_many_tokens", [](GgufFile& f) { meta(f, "llama.vocab_size") = GgufValue::of_u32(200); },
        {"tokenizer.ggml.tokens has 300 tokens but the model has 200 embedding rows"}},
+      // GGUF strings are UTF-8 and end in tokenizer.json: a stray byte is named with its place
+      {"token_utf8", [](GgufFile& f) { meta(f, "tokenizer.ggml.tokens").array[7].s = "ab\xFF"; },
+       {"tokenizer.ggml.tokens[7] is not valid UTF-8 (byte 0xFF at offset 2)"}},
+      {"merge_utf8", arrays_only([](GgufFile& f) { meta(f, "tokenizer.ggml.merges").array[3].s = "\xE4\xB8 x"; }),
+       {"tokenizer.ggml.merges[3] is not valid UTF-8 (byte 0xE4 at offset 0)"}},
+      {"pre_utf8", arrays_only([](GgufFile& f) { meta(f, "tokenizer.ggml.pre") = GgufValue::of_string("gpt-\x80"); }),
+       {"tokenizer.ggml.pre is not valid UTF-8 (byte 0x80 at offset 4)"}},
+      // tokenizer.huggingface.json must describe the tokens llama.cpp runs (the first
+      // disagreeing id named), and be a tokenizer.json at all
+      {"hf_json_token", [](GgufFile& f) { meta(f, "tokenizer.ggml.tokens").array[260].s = "zz"; },
+       {"tokenizer.huggingface.json disagrees with tokenizer.ggml.tokens at id 260", "vs 'zz'"}},
+      {"hf_json_vocab", [](GgufFile& f) {
+         edit_hf_json(f, [](nlohmann::json& j) { j["model"]["vocab"].erase("c"), j["model"]["vocab"]["q"] = 99; });
+       }, {"disagrees with tokenizer.ggml.tokens at id 99: 'q' vs 'c'"}},
+      {"hf_json_size", [](GgufFile& f) {
+         edit_hf_json(f, [](nlohmann::json& j) {
+           j["added_tokens"].push_back({{"id", 290}, {"content", "<|extra|>"}, {"special", true}});
+         });
+       }, {"tokenizer.huggingface.json has 291 tokens but tokenizer.ggml.tokens has 290"}},
+      {"hf_json_id_twice", [](GgufFile& f) {
+         edit_hf_json(f, [](nlohmann::json& j) { j["model"]["vocab"]["q"] = j["model"]["vocab"]["c"]; });
+       }, {"model.vocab gives id 99 to both"}},
+      {"hf_json_syntax", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("{\"model\": ["); },
+       {"tokenizer.huggingface.json is not valid JSON"}},
+      {"hf_json_not_tokenizer", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("[1]"); },
+       {"tokenizer.huggingface.json has no model.vocab object"}},
+      {"hf_json_utf8", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("{\"a\xC0\xAF\": 1}"); },
+       {"tokenizer.huggingface.json is not valid UTF-8 (byte 0xC0 at offset 3)"}},
+      {"bos_past_vocab", [](GgufFile& f) { meta(f, "tokenizer.ggml.bos_token_id") = GgufValue::of_u32(99999); },
+       {"tokenizer.ggml.bos_token_id = 99999 is not a token id of the vocabulary"}},
+      // the tokenizer built from the arrays must load, or nothing is written (issue 26, fresh-26)
+      {"merge_unknown", arrays_only([](GgufFile& f) { meta(f, "tokenizer.ggml.merges").array[0].s = "zzq zzr"; }),
+       {"the tokenizer of this GGUF file cannot be loaded", "model.merges[0] = 'zzq zzr'"}},
   };
   const fs::path dir = test::fresh_temp_path("gguf_import_err", "cli");
   fs::create_directories(dir);
@@ -117,6 +163,19 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
     EXPECT_EQ(r.err.find("src/"), std::string::npos) << "no source paths: " << r.err;
     EXPECT_FALSE(fs::exists(out)) << "nothing is written on failure";
   }
+  fs::remove_all(dir);
+}
+
+// A directory given as the GGUF file is named as one (not the C++ library's read error).
+TEST(GgufImportErrors, ADirectoryIsNotAGgufFile) {
+  const fs::path dir = test::fresh_temp_path("gguf_import_err", "dir_as_file");
+  fs::create_directories(dir / "model.gguf");
+  const CmdOut r = run_cli("convert --from gguf " + quote((dir / "model.gguf").string()) + " --output " +
+                               quote((dir / "out").string()), dir / "err.txt");
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("model.gguf: is a directory, not a GGUF file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("basic_filebuf"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out"));
   fs::remove_all(dir);
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "lesson/lesson_json.h"
 #include "lesson/lesson_kv_cache.h"
 #include "lesson/lesson_text.h"
 #include "nlohmann/json.hpp"
@@ -131,6 +132,40 @@ TEST(LessonKvCache, GrowthOrderFittedOnLogLogScale) {
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("q·k scores, cache (slope " + format_slope(l.fit.qk_cache)), std::string::npos);
+}
+
+// The growth table reads one run per track at each row: every row equals the closed forms summed
+// over its n − P + 1 steps, and the counting model's counts per head equal lesson-tiny's (they
+// depend on the lengths and the mask only), so the default lesson runs its table on it.
+TEST(LessonKvCache, GrowthRowsFromOneRunEqualTheRulesOnTheCountingModel) {
+  const int P = 2, L = 256;
+  auto tiny = lesson_model_from_config(kTiny, 1);
+  const KvCacheLesson t = run_kv_cache_lesson(*tiny, {P, 3, L}, "tiny");
+  const KvCacheLesson c = run_kv_cache_lesson(KvLessonModel{}, {P, 3, L});
+  EXPECT_NE(c.growth_model.find("lesson-count.json"), std::string::npos) << c.growth_model;
+  EXPECT_NE(c.model.find("lesson-tiny.json"), std::string::npos) << c.model;
+  ASSERT_EQ(c.growth_heads, 1);
+  ASSERT_EQ(t.growth_heads, 4);
+  ASSERT_EQ(c.growth.size(), t.growth.size());
+  for (size_t i = 0; i < c.growth.size(); ++i) {
+    const KvGrowthRow& r = c.growth[i];
+    const Expected e = closed_form(P, (uint64_t)r.length - P + 1, 1);
+    uint64_t kv0 = 0, qk0 = 0, kv1 = 0, qk1 = 0;
+    for (size_t s = 0; s < e.kv0.size(); ++s)
+      kv0 += e.kv0[s], qk0 += e.qk0[s], kv1 += e.kv1[s], qk1 += e.qk1[s];
+    EXPECT_EQ(r.kv_no_cache, kv0) << r.length;
+    EXPECT_EQ(r.qk_no_cache, qk0) << r.length;
+    EXPECT_EQ(r.kv_cache, kv1) << r.length;
+    EXPECT_EQ(r.qk_cache, qk1) << r.length;
+    EXPECT_EQ(t.growth[i].length, r.length);
+    EXPECT_EQ(t.growth[i].kv_no_cache, r.kv_no_cache);
+    EXPECT_EQ(t.growth[i].qk_no_cache, 4 * r.qk_no_cache);  // lesson-tiny: 4 query heads
+    EXPECT_EQ(t.growth[i].qk_cache, 4 * r.qk_cache);
+  }
+  // The fitted orders are computed on the same per-head shape, so they agree exactly (up to the
+  // constant factor 4, which only shifts log counts).
+  EXPECT_NEAR(c.fit.qk_no_cache, t.fit.qk_no_cache, 1e-12);
+  EXPECT_EQ(to_json(c)["growth_heads"], 1);
 }
 
 TEST(LessonKvCache, LogLogSlopeOfAnExactPowerLaw) {

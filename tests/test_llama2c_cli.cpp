@@ -155,5 +155,14 @@ TEST_F(Llama2c, MalformedFilesAreRefusedByName) {
   EXPECT_NE(no_tok.err.find("needs --tokenizer TOK.bin"), std::string::npos) << no_tok.err;
 }
 
+// llama2.c's tok512.bin given where a tokenizer.json belongs: refused as not JSON, with the
+// parser's position and without nlohmann's "[json.exception...]" text (issue 26, fresh-26).
+TEST_F(Llama2c, ABinaryTokenizerIsNotJsonWithoutLibraryText) {
+  const auto r = run_cli("tokenizer encode --tokenizer " + quote(kTok) + " --text hi", dir_ / "err.txt");
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("tok512.bin: not valid JSON (syntax error at byte 1)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace llm0

@@ -116,6 +116,18 @@ TEST(Utf8, DecodeRejectsOverlongSurrogatesAndTruncation) {
   EXPECT_EQ(utf8_decode("\x80", 0, cp), 0);              // stray continuation
 }
 
+// The offset names the first byte that starts no valid sequence: a whole earlier character
+// (3 bytes of 中) is skipped, a truncated one is reported at its lead byte.
+TEST(Utf8, InvalidOffsetNamesTheFirstBadByte) {
+  EXPECT_EQ(utf8_invalid_offset(""), 0u);
+  EXPECT_EQ(utf8_invalid_offset("ab\xE4\xB8\xAD"), 5u);  // valid: the size
+  EXPECT_EQ(utf8_invalid_offset("<|e\x92x"), 3u);
+  EXPECT_EQ(utf8_invalid_offset("\xE4\xB8\xAD\xFF"), 3u);
+  EXPECT_EQ(utf8_invalid_offset("a\xE4\xB8"), 1u);
+  EXPECT_TRUE(utf8_valid("ab\xE4\xB8\xAD"));
+  EXPECT_FALSE(utf8_valid("a\xE4\xB8"));
+}
+
 TEST(SpecialTokens, SplitVerbatimLongestFirst) {
   const std::vector<std::pair<std::string, int>> specials = {{"<|a|>", 10}, {"<|a|>b", 11}};
   const auto segs = split_on_specials("x<|a|>by<|a|><|a", specials);

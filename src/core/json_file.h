@@ -15,4 +15,8 @@ namespace llm0 {
 nlohmann::json read_json_file(const std::string& path, std::string_view what = "JSON file",
                               std::string* text = nullptr);
 
+/// What a JSON parse or access error says, without nlohmann's "[json.exception...]" prefix:
+/// "syntax error at byte N" for a parse error, else the library's text.
+std::string json_error_text(const nlohmann::json::exception& e);
+
 }  // namespace llm0

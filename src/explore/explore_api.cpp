@@ -7,6 +7,8 @@
 
 #include "core/shipped_file.h"
 #include "core/threads.h"
+#include "core/version.h"
+#include "tokenizer/tokenizer.h"
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
 
@@ -85,12 +87,19 @@ GenerationModel& ExploreApi::require_model() {
   return model_;
 }
 
+// The Chinese sentence, unless the page opens in English or the loaded model's vocabulary does not
+// know Chinese: a tokenizer that spells it with more tokens than it has characters is falling back
+// to bytes (stories260K's 512 pieces are English), and its heat maps would show <0xE5> rows.
 std::string ExploreApi::default_text() const {
-  return opt_.lang == "en" ? "Once upon a time, there was a little girl" : "床前明月光，疑是地上霜。";
+  const std::string zh = "床前明月光，疑是地上霜。", en = "Once upon a time, there was a little girl";
+  if (opt_.lang == "en") return en;
+  const auto characters = std::count_if(zh.begin(), zh.end(), [](char b) { return (b & 0xC0) != 0x80; });
+  if (model_.tokenizer && std::ssize(model_.tokenizer->encode(zh)) > characters) return en;
+  return zh;
 }
 
 json ExploreApi::info(bool static_copy) const {
-  return {{"version", "llm0"}, {"lang", opt_.lang}, {"languages", {"zh", "en"}},
+  return {{"version", version_text()}, {"lang", opt_.lang}, {"languages", {"zh", "en"}},
           {"static", static_copy}, {"katex", katex_embedded()},
           {"reference_configs", reference_config_names()},
           {"limits", {{"kv_cache_up_to", ExploreLimits::kKvCacheUpTo},

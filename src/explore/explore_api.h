@@ -21,7 +21,7 @@ namespace llm0::explore {
 struct ExploreLimits {
   static constexpr int kLessonPromptLen = 64;    ///< kv-cache prompt-len P
   static constexpr int kLessonGenerate = 64;     ///< kv-cache generate G
-  static constexpr int kKvCacheUpTo = 1024;      ///< kv-cache up-to L (no-cache track ∝ L³ work)
+  static constexpr int kKvCacheUpTo = 4096;      ///< kv-cache up-to L (counting model: seconds)
   static constexpr int kAttentionMapTokens = lesson::kAttentionMapMaxTokens;  ///< attention-map sentence tokens
   static constexpr int kGenerateStepsTokens = 256; ///< generate-steps tokens
   static constexpr size_t kBodyBytes = 1u << 20;   ///< POST body (a config.json)
@@ -52,7 +52,8 @@ class ExploreApi {
   GenerationModel* model() { return model_.model ? &model_ : nullptr; }
   /// The loaded model, or ExploreError 400 "no_model" saying how to load one.
   GenerationModel& require_model();
-  /// The sentence the model panels start from (Chinese, or English for --lang en).
+  /// The sentence the model panels start from: Chinese, or English for --lang en or a model whose
+  /// vocabulary spells the Chinese one in bytes (more tokens than characters).
   std::string default_text() const;
 
  private:

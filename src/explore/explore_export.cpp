@@ -35,7 +35,7 @@ void write_file(const fs::path& p, const char* data, size_t n) {
 }  // namespace
 
 std::vector<ApiRequest> baked_requests(ExploreApi& api, const ExportOptions& opt) {
-  std::vector<ApiRequest> r = {get("info")};
+  std::vector<ApiRequest> r = {get("info"), get("lesson/attention")};
   for (const std::string& t : lesson::attention_world("", "").tokens)
     r.push_back(get("lesson/attention", {{"asker", t}}));
   for (int P = 1; P <= 4; ++P)

@@ -16,7 +16,8 @@ struct ExportOptions {
   int up_to_max = ExploreLimits::kKvCacheUpTo;  ///< largest kv-cache growth length baked
 };
 
-/// The GET requests the export bakes, in order: info, the attention lesson for every asker, the
+/// The GET requests the export bakes, in order: info, the attention lesson as is (its cache_check)
+/// and for every asker, the
 /// kv-cache stepper grid (P 1..4 × G 1..6, up-to 0) and slider (P 2, G 3, up-to = 2^k from 8 and
 /// the course's 100 and 1000, up to opt.up_to_max), shapes and ledgers of the reference configs
 /// (as-is and at 262,144 tokens; the hybrid anchor also as MHA and MQA), and with a model the

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/json_file.h"
 #include "io/atomic_file.h"
 #include "io/safetensors.h"
 
@@ -87,7 +88,7 @@ std::vector<std::string> weight_files(const std::string& dir) {
   try {
     j = nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON ({})", index, e.what());
+    LLM0_FAIL("{}: not valid JSON ({})", index, json_error_text(e));
   }
   LLM0_CHECK(j.contains("weight_map") && j["weight_map"].is_object(), "{}: missing weight_map", index);
   std::set<std::string> files;

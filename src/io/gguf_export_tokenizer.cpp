@@ -106,9 +106,13 @@ void add_llama(GgufWriter& g, const Tokenizer& tok, const nlohmann::json& j, con
 
 void add_gguf_tokenizer(GgufWriter& g, const Tokenizer& tok, const std::string& tokenizer_json,
                         const ModelConfig& c) {
-  const nlohmann::json j = read_json_file(tokenizer_json, "tokenizer file");
-  if (j["model"].value("byte_fallback", false)) return add_llama(g, tok, j, c, tokenizer_json);
-  add_gpt2(g, tok, c);
+  std::string text;
+  const nlohmann::json j = read_json_file(tokenizer_json, "tokenizer file", &text);
+  if (j["model"].value("byte_fallback", false))
+    add_llama(g, tok, j, c, tokenizer_json);
+  else
+    add_gpt2(g, tok, c);
+  g.add("tokenizer.huggingface.json", GgufValue::of_string(text));  // the file as it is
 }
 
 }  // namespace llm0

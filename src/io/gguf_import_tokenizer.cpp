@@ -2,6 +2,7 @@
 #include "io/gguf_import_tokenizer.h"
 
 #include "core/check.h"
+#include "io/gguf_import_hf_json.h"
 #include "io/sentencepiece_json.h"
 #include "tokenizer/byte_unicode.h"
 
@@ -109,6 +110,11 @@ ordered_json gguf_tokenizer_json(const GgufMeta& m, int vocab_size) {
   const size_t n = all->size();
   LLM0_CHECK(n <= (size_t)vocab_size, "{}: tokenizer.ggml.tokens has {} tokens but the model has "
              "{} embedding rows", m.where, n, vocab_size);
+  for (const char* key : {"bos", "eos"}) {  // written into config.json and generation_config.json
+    const int64_t id = m.opt_int(std::string("tokenizer.ggml.") + key + "_token_id").value_or(-1);
+    LLM0_CHECK(id >= -1 && id < vocab_size, "{}: GGUF key tokenizer.ggml.{}_token_id = {} is not a "
+               "token id of the vocabulary (0..{})", m.where, key, id, vocab_size - 1);
+  }
   std::vector<int64_t> types = m.opt_ints("tokenizer.ggml.token_type").value_or(std::vector<int64_t>(n, 1));
   LLM0_CHECK(types.size() == n, "{}: tokenizer.ggml.token_type has {} entries but "
              "tokenizer.ggml.tokens has {}", m.where, types.size(), n);
@@ -121,6 +127,7 @@ ordered_json gguf_tokenizer_json(const GgufMeta& m, int vocab_size) {
   size_t kept = n;  // drop the trailing padding rows
   while (kept > 1 && types[kept - 1] == kUnused) --kept;
   const std::vector<std::string> tokens(all->begin(), all->begin() + (ptrdiff_t)kept);
+  if (std::optional<ordered_json> hf = gguf_hf_tokenizer_json(m, tokens)) return std::move(*hf);
   types.resize(kept);
   const int bos = m.opt_int("tokenizer.ggml.bos_token_id").value_or(-1);
   const bool add_bos = m.opt_bool("tokenizer.ggml.add_bos_token").value_or(model == "llama");

@@ -1,10 +1,12 @@
 // import_gguf (see gguf_import.h): the checkpoint directory written from gguf_to_hf's result.
 #include <filesystem>
 
+#include "core/check.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint.h"
 #include "io/gguf_import.h"
 #include "io/safetensors.h"
+#include "tokenizer/tokenizer.h"
 
 namespace llm0 {
 
@@ -40,6 +42,17 @@ GgufImportSummary import_gguf(const std::string& gguf_path, const std::string& o
   if (im.config.eos_token_id >= 0) gen["eos_token_id"] = im.config.eos_token_id;
   write_json(out.path("generation_config.json"), gen);
   write_json(out.path("tokenizer.json"), im.tokenizer);
+  // The directory must load: a tokenizer.json that llm0's loader refuses (a merge naming an
+  // unknown token, two tokens with one text, ...) is refused here, naming the GGUF file, rather
+  // than written for `generate` to refuse later.
+  try {
+    (void)Tokenizer::load(out.path("tokenizer.json"));
+  } catch (const Error& e) {
+    std::string why = e.what();
+    const std::string tmp = out.path("tokenizer.json") + ": ";
+    if (why.rfind(tmp, 0) == 0) why = why.substr(tmp.size());
+    LLM0_FAIL("{}: the tokenizer of this GGUF file cannot be loaded: {}", where, why);
+  }
   out.commit();
   return s;
 }

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 #include "core/check.h"
+#include "tokenizer/utf8.h"
 
 namespace llm0 {
 
@@ -29,6 +31,16 @@ double shortest(float x) {
   const auto r = std::to_chars(buf, buf + sizeof buf, x);
   *r.ptr = 0;
   return std::strtod(buf, nullptr);
+}
+
+// GGUF strings are UTF-8 (docs/gguf.md gguf_string_t), and what an importer reads ends in JSON,
+// which cannot hold other bytes: refuse naming the value (`label`), the byte and its offset.
+void check_utf8(const std::string& where, const std::string& label, const std::string& s) {
+  const size_t at = utf8_invalid_offset(s);
+  if (at == s.size()) return;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", (unsigned)(unsigned char)s[at]);
+  LLM0_FAIL("{}: GGUF key {} is not valid UTF-8 (byte {} at offset {})", where, label, byte, at);
 }
 
 }  // namespace
@@ -73,6 +85,7 @@ std::optional<std::string> GgufMeta::opt_string(const std::string& key) const {
   const GgufValue* v = file.find(key);
   if (v == nullptr) return std::nullopt;
   LLM0_CHECK(v->type == GgufType::STRING, "{}: GGUF key {} is not a string", where, key);
+  check_utf8(where, key, v->s);
   return v->s;
 }
 
@@ -89,7 +102,10 @@ std::optional<std::vector<std::string>> GgufMeta::opt_strings(const std::string&
              "not an array of strings", where, key);
   std::vector<std::string> out;
   out.reserve(v->array.size());
-  for (const GgufValue& e : v->array) out.push_back(e.s);
+  for (const GgufValue& e : v->array) {
+    check_utf8(where, key + "[" + std::to_string(out.size()) + "]", e.s);
+    out.push_back(e.s);
+  }
   return out;
 }
 

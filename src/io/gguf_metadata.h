@@ -1,5 +1,6 @@
 // Typed reads of GGUF metadata (io/gguf_reader.h) for importers: a key of the wrong type, out of
-// range, or missing where required is refused naming the file and the key.
+// range, or missing where required is refused naming the file and the key; so is a string that
+// is not valid UTF-8 (GGUF strings are UTF-8, docs/gguf.md; what importers read ends in JSON).
 #pragma once
 #include <optional>
 #include <string>
@@ -24,9 +25,12 @@ struct GgufMeta {
   std::optional<double> opt_float(const std::string& key) const;
   double req_float(const std::string& key) const;
   std::optional<bool> opt_bool(const std::string& key) const;
+  /// A STRING key; nullopt when absent. Throws llm0::Error when it is not valid UTF-8
+  /// ("tokenizer.ggml.pre is not valid UTF-8 (byte 0xFF at offset 3)").
   std::optional<std::string> opt_string(const std::string& key) const;
   std::string req_string(const std::string& key) const;
-  /// An ARRAY of STRING; nullopt when absent.
+  /// An ARRAY of STRING; nullopt when absent. Throws llm0::Error naming the first element that is
+  /// not valid UTF-8 ("tokenizer.ggml.tokens[1234] is not valid UTF-8 (byte 0xFF at offset 3)").
   std::optional<std::vector<std::string>> opt_strings(const std::string& key) const;
   /// An ARRAY of any integer type; nullopt when absent.
   std::optional<std::vector<int64_t>> opt_ints(const std::string& key) const;

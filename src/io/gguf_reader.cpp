@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -214,6 +215,8 @@ void read_tensor_data(Cursor& c, GgufFile& f) {
 }  // namespace
 
 GgufFile read_gguf(const std::string& path) {
+  std::error_code ec;
+  LLM0_CHECK(!std::filesystem::is_directory(path, ec), "{}: is a directory, not a GGUF file", path);
   std::ifstream in(path, std::ios::binary);
   LLM0_CHECK(in.good(), "{}: cannot open GGUF file", path);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "core/json_file.h"
 #include "core/half.h"
 
 namespace llm0 {
@@ -66,7 +67,7 @@ json parse_header(const std::string& text, const std::string& path) {
   try {
     h = json::parse(text);  // accepts the trailing-space padding writers add
   } catch (const json::exception& e) {
-    LLM0_FAIL("safetensors '{}': header is not valid JSON: {}", path, e.what());
+    LLM0_FAIL("safetensors '{}': header is not valid JSON: {}", path, json_error_text(e));
   }
   LLM0_CHECK(h.is_object(), "safetensors '{}': header is not a JSON object but {}", path,
              h.type_name());

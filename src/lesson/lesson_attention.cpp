@@ -270,6 +270,7 @@ AttentionLesson run_attention_lesson(const TeachingWorld& w) {
   l.embedding_cosines = embedding_cosines(w);
   if (w.split) l.split_heads = run_attention_lesson(split_world(w)).heads;
   l.sink_row = w.sink_row;
+  l.cache_check = world_cache_check(w);
   return l;
 }
 
@@ -310,6 +311,7 @@ json to_json(const AttentionLesson& l) {
   if (l.sink_row) j["sink_row"] = l.tokens[(size_t)*l.sink_row];
   if (!l.heads.empty()) j["figures"] = to_json(course_figures(l), l.tokens);
   if (!l.projected.empty()) j["projected"] = rows(l.projected, l.d_model);
+  j["cache_check"] = to_json(l.cache_check);
   if (l.swap) {
     const SwapLesson& s = *l.swap;
     j["swap_test"] = {{"swapped", {l.tokens[(size_t)s.swap.a], l.tokens[(size_t)s.swap.b]}},

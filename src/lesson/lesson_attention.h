@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "lesson/lesson_world.h"
+#include "lesson/lesson_world_cache.h"
 
 namespace llm0::lesson {
 
@@ -57,6 +58,7 @@ struct AttentionLesson {
   std::vector<double> projected;  ///< [T, d_model] = concat_h(O_h) W_O; empty without W_O
   uint64_t qk_scores = 0;         ///< q·k scores the engine's attention op computed (one pass)
   std::optional<SwapLesson> swap;
+  WorldCacheCheck cache_check;    ///< outputs with the KV cache vs one full pass (lesson 8)
 };
 
 /// Runs the lesson on `world` with the engine's ops. Throws llm0::Error only for an invalid

@@ -30,7 +30,9 @@ struct KvLessonModel {
   uint64_t seed = 1;
 };
 
-/// The kv-cache lesson run on that model. Throws llm0::Error as run_kv_cache_lesson (P, G, L out
+/// The kv-cache lesson run on that model; for the default model (no `model`, no `config`) the
+/// growth table runs on the shipped configs/lesson-count.json (1 layer, 1 head of head_dim 2):
+/// the same counts per layer and head as lesson-tiny, in seconds at L = 4,096. Throws llm0::Error as run_kv_cache_lesson (P, G, L out
 /// of range or past the context) and lesson_model_from_config do.
 KvCacheLesson run_kv_cache_lesson(const KvLessonModel& source, const KvLessonOptions& opt);
 

@@ -126,12 +126,35 @@ double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) 
 
 namespace {
 
-void run_growth(Model& m, KvCacheLesson& l, int up_to) {
+// Per-layer counters summed over the first `steps` steps of a run.
+KvGrowthRow prefix_counts(const KvRun& a, const KvRun& b, int steps) {
+  KvGrowthRow r;
+  for (int i = 0; i < steps; ++i) {
+    r.kv_no_cache += a.steps[(size_t)i].kv_per_layer, r.qk_no_cache += a.steps[(size_t)i].qk_per_layer;
+    r.kv_cache += b.steps[(size_t)i].kv_per_layer, r.qk_cache += b.steps[(size_t)i].qk_per_layer;
+  }
+  return r;
+}
+
+}  // namespace
+
+void run_growth_table(Model& m, KvCacheLesson& l, int up_to, const std::string& model_name) {
   const int P = l.prompt_len;
+  LLM0_CHECK(up_to > P, "--up-to ({}) must exceed --prompt-len ({})", up_to, P);
+  check_lengths(m, P, up_to - P + 1, "--up-to");
+  l.growth_model = model_name;
+  l.growth_heads = m.config().num_attention_heads;
+  l.growth.clear();
+  // One generation per track to the longest length; the row for total length n is the counters
+  // after its first n − P + 1 steps, which is exactly what a separate run to n would count
+  // (the steps before do not depend on how many follow).
+  const std::vector<int> prompt = lesson_prompt(P, m.config().vocab_size);
+  const int G = up_to - P + 1;  // total tokens processed = P + G − 1 = up_to
+  const KvRun a = run_generation(m, prompt, G, false), b = run_generation(m, prompt, G, true);
   for (int n : growth_lengths(P, up_to)) {
-    const int G = n - P + 1;  // total tokens processed = P + G − 1 = n
-    const KvRun a = run_generation(m, l.prompt, G, false), b = run_generation(m, l.prompt, G, true);
-    l.growth.push_back({n, a.kv_per_layer, b.kv_per_layer, a.qk_per_layer, b.qk_per_layer});
+    KvGrowthRow r = prefix_counts(a, b, n - P + 1);
+    r.length = n;
+    l.growth.push_back(r);
   }
   if (l.growth.size() < 2) return;
   std::vector<double> x, kv0, kv1, qk0, qk1;
@@ -141,8 +164,6 @@ void run_growth(Model& m, KvCacheLesson& l, int up_to) {
   }
   l.fit = {loglog_slope(x, kv0), loglog_slope(x, kv1), loglog_slope(x, qk0), loglog_slope(x, qk1)};
 }
-
-}  // namespace
 
 KvCacheLesson run_kv_cache_lesson(Model& m, const KvLessonOptions& o, const std::string& name) {
   const ModelConfig& c = m.config();
@@ -167,7 +188,7 @@ KvCacheLesson run_kv_cache_lesson(Model& m, const KvLessonOptions& o, const std:
   std::vector<int> fed = l.prompt;  // what the cached run stored: the prompt, then G - 1 tokens
   fed.insert(fed.end(), l.with_cache.tokens.begin(), l.with_cache.tokens.end() - 1);
   l.cache_bytes = measure_kv_bytes(m, fed);
-  if (o.up_to > 0) run_growth(m, l, o.up_to);
+  if (o.up_to > 0) run_growth_table(m, l, o.up_to, name);
   return l;
 }
 
@@ -219,7 +240,9 @@ json to_json(const KvCacheLesson& l) {
             {"prompt_len", l.prompt_len}, {"generate", l.generate}, {"prompt", l.prompt},
             {"without_cache", run_json(l.without_cache)}, {"with_cache", run_json(l.with_cache)},
             {"max_logit_diff", l.max_logit_diff}, {"same_tokens", l.same_tokens},
-            {"cache_bytes", kv_bytes_json(l.cache_bytes)}, {"growth", growth}};
+            {"cache_bytes", kv_bytes_json(l.cache_bytes)}, {"growth_model", l.growth_model},
+            {"growth_heads", l.growth_heads},
+            {"growth", growth}};
   if (l.growth.size() >= 2)
     j["fit"] = {{"kv_no_cache", l.fit.kv_no_cache}, {"kv_cache", l.fit.kv_cache},
                 {"qk_no_cache", l.fit.qk_no_cache}, {"qk_cache", l.fit.qk_cache}};

@@ -66,6 +66,8 @@ struct KvCacheLesson {
   double max_logit_diff = 0;         ///< max |logit_without − logit_with| over all steps
   bool same_tokens = false;          ///< greedy tokens identical
   std::vector<KvBytesRow> cache_bytes;  ///< the cached run's final cache, f32 and bf16, vs ledger
+  std::string growth_model;          ///< the model the growth table ran on (may differ: lesson_json.h)
+  int growth_heads = 0;              ///< its query heads: the rows' q·k count all of them
   std::vector<KvGrowthRow> growth;   ///< increasing lengths
   KvGrowthFit fit;
 };
@@ -89,6 +91,13 @@ double loglog_slope(const std::vector<double>& x, const std::vector<double>& y);
 /// 0 < L ≤ P, or a length exceeds the model's max_position_embeddings.
 KvCacheLesson run_kv_cache_lesson(Model& model, const KvLessonOptions& opt,
                                   const std::string& model_name);
+
+/// Fills `lesson.growth` (rows growth_lengths(lesson.prompt_len, up_to)) and `lesson.fit` from
+/// one greedy generation per track to total length `up_to` on `model`, reading the engine's
+/// counters after each row's last step; `model_name` goes to lesson.growth_model. Cost: the
+/// no-cache track does Σ n(n+1)/2 ≈ up_to³/6 q·k scores per head and layer. Throws llm0::Error
+/// when up_to ≤ P or up_to exceeds max_position_embeddings.
+void run_growth_table(Model& model, KvCacheLesson& lesson, int up_to, const std::string& model_name);
 
 /// The lesson model: a config file whose weights are initialised with init_weights(seed) and
 /// then rescaled so that weight matrices have standard deviation `initializer_range` (Hugging

@@ -263,7 +263,8 @@ std::string steps_table(const KvCacheLesson& l) {
 
 std::string growth_table(const KvCacheLesson& l) {
   std::string s = format("\nGrowth with the total length n = P + G - 1 (prompt {} tokens, counts "
-                         "per layer):\n  {}{}{}{}{}\n", l.prompt_len, pad("n", 6, true),
+                         "per layer, q·k over its {} query heads; model {}):\n  {}{}{}{}{}\n",
+                         l.prompt_len, l.growth_heads, l.growth_model, pad("n", 6, true),
                          pad("K/V no cache", 15, true), pad("K/V cache", 12, true),
                          pad("q·k no cache", 15, true), pad("q·k cache", 12, true));
   for (const KvGrowthRow& r : l.growth)

@@ -27,7 +27,7 @@ T get_field(const nlohmann::json& j, const char* key, const std::string& src) {
   try {
     return j[key].get<T>();
   } catch (const nlohmann::json::exception& e) {
-    LLM0_FAIL("{}: field \"{}\" has the wrong type ({})", src, key, e.what());
+    LLM0_FAIL("{}: field \"{}\" has the wrong type ({})", src, key, json_error_text(e));
   }
   return T{};
 }

@@ -52,14 +52,16 @@ void utf8_append(std::string& out, char32_t cp) {
   }
 }
 
-bool utf8_valid(std::string_view text) {
+size_t utf8_invalid_offset(std::string_view text) {
   char32_t cp = 0;
   for (size_t pos = 0; pos < text.size();) {
     const int len = utf8_decode(text, pos, cp);
-    if (len == 0) return false;
+    if (len == 0) return pos;
     pos += static_cast<size_t>(len);
   }
-  return true;
+  return text.size();
 }
+
+bool utf8_valid(std::string_view text) { return utf8_invalid_offset(text) == text.size(); }
 
 }  // namespace llm0

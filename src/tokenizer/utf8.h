@@ -16,6 +16,11 @@ int utf8_decode(std::string_view text, size_t pos, char32_t& cp);
 /// True if all of `text` is valid UTF-8 (strict, as utf8_decode).
 bool utf8_valid(std::string_view text);
 
+/// Byte offset of the first byte of `text` that does not start a valid UTF-8 sequence (strict,
+/// as utf8_decode), or text.size() when all of it is valid. For error messages that name the
+/// offending byte ("byte 0xFF at offset 3").
+size_t utf8_invalid_offset(std::string_view text);
+
 /// Appends the UTF-8 encoding of `cp` (<= U+10FFFF) to `out`.
 void utf8_append(std::string& out, char32_t cp);
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "core/json_file.h"
 #include "io/atomic_file.h"
 
 namespace llm0 {
@@ -64,7 +65,7 @@ void append_jsonl_documents(const fs::path& path, const std::string& text,
     try {
       j = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception& e) {
-      LLM0_FAIL("{}:{}: malformed JSON line: {}", path.string(), line_no, e.what());
+      LLM0_FAIL("{}:{}: malformed JSON line: {}", path.string(), line_no, json_error_text(e));
     }
     LLM0_CHECK(j.is_object() && j.contains("text") && j["text"].is_string(),
                "{}:{}: expected an object with a string field \"text\"", path.string(), line_no);

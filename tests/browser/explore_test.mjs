@@ -3,9 +3,9 @@
 // console errors, no request leaving 127.0.0.1 (every other host is aborted and fails the test),
 // screenshots at 1280×800 and 390×844, the language switch changes every heading; and the lessons'
 // numbers equal the CLI's: the stepper (9 vs 4 K/V, 19 vs 10 q·k per head after three clicks),
-// the growth table at L = 1,024, the swap test, a pasted DeepSeek-V2 config (69,120 B/token), the
+// the growth table at L = 1,024, the teaching world's cache-vs-recompute outputs, the swap test, a pasted DeepSeek-V2 config (69,120 B/token), the
 // heat maps (rows sum to 100%, upper triangle empty). The export is checked again from file://.
-// Usage: LLM0=... ROOT=... PORT=... EXPORT=DIR ARTIFACTS=DIR node explore_test.mjs
+// Usage: LLM0=... ROOT=... PORT=... EXPORT=DIR EXPORT_RC=FILE EXPORT_LOG=FILE ARTIFACTS=DIR node explore_test.mjs
 import assert from "node:assert/strict";
 import {execFile, execFileSync} from "node:child_process";
 import fs from "node:fs";
@@ -72,6 +72,16 @@ async function growth(page, cliGrowth) {
   const f = cliGrowth.fit;
   assert.deepEqual([fit[1], fit[2], fit[4], fit[5]], [f.kv_no_cache, f.kv_cache, f.qk_no_cache, f.qk_cache].map((v) => "n" + v.toFixed(2)));
   assert.match(await text(page, "#growth-rule"), /✓/);
+}
+// Lesson 8's teaching-world card: the max |difference| between the cached and the full outputs
+// is the CLI's cache_check, and the verdict says they are the same.
+async function worldCache(page) {
+  const c = cli(["lesson", "attention"]).cache_check;
+  await page.waitForSelector("#same-world .max-abs-diff");
+  assert.equal(await text(page, "#same-world .max-abs-diff"), c.max_abs_diff.toExponential(2));
+  const rows = await page.$$eval("#same-world tbody tr:not(.sum)", (trs) => trs.map((tr) => tr.children[2].textContent));
+  assert.deepEqual(rows, c.cached.map((r) => r.map((v) => v.toFixed(3)).join(" ")), "cached output vectors = CLI");
+  assert.match(await page.$eval("#same-world .verdict", (e) => e.className), /\bok\b/);
 }
 async function swapTest(page, asker) {
   await page.click(`#swap-test .token-picker button[data-token="${asker}"]`);
@@ -144,7 +154,14 @@ const kvCli = new Promise((resolve, reject) => execFile(LLM0, ["lesson", "kv-cac
   (e, out) => (e ? reject(e) : resolve(JSON.parse(out)))));
 kvCli.catch(() => {});  // awaited (and reported) by the growth check
 fs.mkdirSync(ARTIFACTS, {recursive: true});
+// The export is written in the background (test_explore.sh): its exit status lands in EXPORT_RC.
+async function exportWritten() {
+  for (let i = 0; i < 1200 && !fs.existsSync(process.env.EXPORT_RC); i++) await new Promise((r) => setTimeout(r, 100));
+  const rc = fs.existsSync(process.env.EXPORT_RC) ? fs.readFileSync(process.env.EXPORT_RC, "utf8").trim() : "none after 120 s";
+  if (rc !== "0") throw new Error(`llm0 explore --export failed (${rc}):\n${fs.readFileSync(process.env.EXPORT_LOG, "utf8")}`);
+}
 for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) {
+  if (origin === "export") await check("export written", exportWritten);
   for (const id of PAGES) {
     await check(`${origin} ${id}`, async () => {
       consoleErrors = []; expectErrors = 0;
@@ -154,7 +171,7 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       await page.goto(base + id + ".html");
       await settled(page);
       await noPanelErrors(page);
-      if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); }
+      if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); await worldCache(page); }
       if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); }
       if (id === "lineage" && origin === "live") await paste(page);
       if (id === "model") await heatmaps(page);

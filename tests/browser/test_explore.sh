@@ -20,7 +20,12 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 WORK=$(mktemp -d)
 SERVER=""
-cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
+EXPORTER=""
+cleanup() {
+  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+  [ -n "$EXPORTER" ] && wait "$EXPORTER" 2>/dev/null
+  rm -rf "$WORK"
+}
 trap cleanup EXIT
 die() { echo "test_explore: $*" >&2; exit 1; }
 
@@ -29,8 +34,12 @@ D="$ROOT/tests/data/stories260K"
 "$LLM0" convert --from llama2c "$D/stories260K.bin" --tokenizer "$D/tok512.bin" --output "$WORK/tiny" >/dev/null ||
   die "convert of stories260K failed"
 
-"$LLM0" explore --model "$WORK/tiny" --export "$WORK/export" --threads 1 >"$WORK/export.log" 2>&1 ||
-  { cat "$WORK/export.log"; die "llm0 explore --export failed"; }
+# The static copy is written while the browser checks the live pages (explore_test.mjs waits for
+# its exit status in export.rc before opening it); baked up to L = 1,024, the length the slider
+# check uses (the default, 4,096, adds seconds of the counting model's work and nothing checked).
+( "$LLM0" explore --model "$WORK/tiny" --export "$WORK/export" --export-up-to 1024 --threads 1 \
+    >"$WORK/export.log" 2>&1; echo $? >"$WORK/export.rc.tmp"; mv "$WORK/export.rc.tmp" "$WORK/export.rc" ) &
+EXPORTER=$!
 "$LLM0" explore --model "$WORK/tiny" --port 0 --threads 1 >"$WORK/server.log" 2>&1 &
 SERVER=$!
 PORT=""
@@ -43,7 +52,7 @@ done
 [ -n "$PORT" ] || die "no 'listening on' line after 30 s: $(cat "$WORK/server.log")"
 
 ARTIFACTS="$(dirname "$LLM0")/browser-artifacts"
-LLM0="$LLM0" ROOT="$ROOT" PORT="$PORT" EXPORT="$WORK/export" ARTIFACTS="$ARTIFACTS" CHROMIUM="$CHROMIUM" node "$ROOT/tests/browser/explore_test.mjs"
+LLM0="$LLM0" ROOT="$ROOT" PORT="$PORT" EXPORT="$WORK/export" EXPORT_RC="$WORK/export.rc" EXPORT_LOG="$WORK/export.log" ARTIFACTS="$ARTIFACTS" CHROMIUM="$CHROMIUM" node "$ROOT/tests/browser/explore_test.mjs"
 rc=$?
 [ $rc -eq 0 ] || { echo "--- server log"; tail -20 "$WORK/server.log"; }
 exit $rc

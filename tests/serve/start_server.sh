@@ -1,4 +1,14 @@
-# Sourced by the serve test scripts (bash). start_server NAME LOG ARGS...: starts
+# Sourced by the serve test scripts (bash) after they set LLM0 and TEST_NAME: makes the scratch
+# folder WORK (removed at exit with the server PID, if any) and die MESSAGE (prints it and the
+# server's log, exits 1); skips the test (exit 77) without curl.
+command -v curl >/dev/null || { echo "skipped: curl not found"; exit 77; }
+WORK=$(mktemp -d)
+PID=
+cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+die() { echo "$TEST_NAME: $*" >&2; [ -f "$WORK/server.log" ] && cat "$WORK/server.log" >&2; exit 1; }
+
+# start_server NAME LOG ARGS...: starts
 # `$LLM0 serve ARGS --port 0` in the background, stderr to LOG, and sets PID and PORT once its
 # "listening on" line is complete (it may be read while being written; it ends with the prefix
 # cache state); calls the script's die "NAME: ..." when the server exits at start or never listens.

@@ -9,12 +9,7 @@
 # Usage: tests/serve/test_serve_hybrid.sh PATH/TO/llm0
 set -uo pipefail
 LLM0=$1
-command -v curl >/dev/null || { echo "skipped: curl not found"; exit 77; }
-WORK=$(mktemp -d)
-PID=
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
-die() { echo "test_serve_hybrid: $*" >&2; [ -f "$WORK/server.log" ] && cat "$WORK/server.log" >&2; exit 1; }
+TEST_NAME=test_serve_hybrid
 source "$(dirname "$0")/start_server.sh"
 
 for i in $(seq 1 30); do

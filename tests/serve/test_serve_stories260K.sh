@@ -9,12 +9,7 @@
 set -uo pipefail
 LLM0=$1
 DATA=$(cd "$(dirname "$0")/../data/stories260K" && pwd)
-command -v curl >/dev/null || { echo "skipped: curl not found"; exit 77; }
-WORK=$(mktemp -d)
-PID=
-cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
-die() { echo "test_serve_stories260K: $*" >&2; [ -f "$WORK/server.log" ] && cat "$WORK/server.log" >&2; exit 1; }
+TEST_NAME=test_serve_stories260K
 source "$(dirname "$0")/start_server.sh"
 
 "$LLM0" convert --from llama2c "$DATA/stories260K.bin" --tokenizer "$DATA/tok512.bin" --output "$WORK/conv" >/dev/null ||

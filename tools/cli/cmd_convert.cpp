@@ -3,7 +3,7 @@
 // and tokenizer.json. A BF16 checkpoint is what `--weights-dtype auto` runs in BF16.
 // `llm0 convert --from llama2c MODEL.bin --tokenizer TOK.bin --output DIR`: a llama2.c checkpoint
 // and tokenizer as a Hugging Face Llama directory (io/llama2c.h).
-// `llm0 convert --from gguf FILE.gguf --output DIR [--dtype f32|bf16]`: a GGUF file (llama, qwen2,
+// `llm0 convert --from gguf FILE.gguf --output DIR [--dtype f32|bf16|f16]`: a GGUF file (llama, qwen2,
 // qwen3, qwen3moe, deepseek2, qwen3next) as a Hugging Face directory (io/gguf_import.h).
 #include <cstdio>
 #include <filesystem>

@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "core/comm.h"
 #include "core/threads.h"
+#include "core/version.h"
 
 namespace llm0::cli {
 
@@ -65,7 +66,6 @@ void register_check(CLI::App& app);
 void register_bench(CLI::App& app);
 void register_serve(CLI::App& app);
 void register_explore(CLI::App& app);
-std::string version_text();  // version.cpp
 
 // Source locations are for developers: shown under LLM0_DEBUG=1 or when built without NDEBUG.
 bool show_error_location() {
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   CLI::App app{"llm0: a small LLM engine built from zero (train, generate, measure)"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
-  app.set_version_flag("--version", llm0::cli::version_text, "The build, this CPU's kernels and OpenBLAS's core");
+  app.set_version_flag("--version", llm0::version_text, "The build, this CPU's kernels and OpenBLAS's core");
   llm0::cli::register_forward(app);
   llm0::cli::register_train(app);
   llm0::cli::register_init(app);

@@ -30,6 +30,9 @@
     return node;
   };
 
+  // `s` as one POSIX shell word: single quotes, each ' written '\'' (so $(...), quotes and
+  // backslashes in a learner's sentence reach llm0 as typed when the command is pasted).
+  x.shellQuote = function (s) { return "'" + String(s).replace(/'/g, "'\\''") + "'"; };
   x.fmtInt = function (n) { return Math.round(n).toLocaleString("en-US"); };
   x.fmtFixed = function (v, digits) { return Number(v).toFixed(digits); };
   x.fmtPct = function (v, digits) { return (v * 100).toFixed(digits === undefined ? 1 : digits) + "%"; };

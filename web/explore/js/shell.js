@@ -30,7 +30,7 @@
     root.appendChild(main);
     if (x.isStatic()) main.appendChild(x.el("p", {class: "note static-note", text: t("static.note")}));
     root.appendChild(x.el("footer", {class: "site-footer"},
-      x.el("span", {text: info ? info.version : ""}), " · ",
+      x.el("span", {title: info ? info.version : "", text: info ? info.version.split("\n")[0] : ""}), " · ",
       x.el("span", {text: t("footer.offline")})));
     document.title = t("page." + pageId + ".title") + " · llm0";
     return page ? main : main;

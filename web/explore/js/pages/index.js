@@ -12,6 +12,6 @@
     main.appendChild(x.el("p", {class: "note", id: "index-model", text: m
       ? x.t("index.model", {name: m.name, layers: m.num_hidden_layers, heads: m.num_attention_heads, kv: m.num_key_value_heads})
       : x.t("model.none", {hint: info.model_hint || "llm0 explore --model runs/small"})}));
-    if (info.version) main.appendChild(x.el("p", {class: "legend", text: x.t("index.version", {v: info.version})}));
+    if (info.version) main.appendChild(x.el("p", {class: "legend version", text: x.t("index.version", {v: info.version})}));
   };
 })(window.llm0x = window.llm0x || {});

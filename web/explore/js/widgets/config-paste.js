@@ -35,6 +35,8 @@
         [x.t("paste.atContext", {n: x.fmtInt(d.context)}), x.fmtInt(d.total_bytes_at_context) + " B = " + x.fmtBytes(d.total_bytes_at_context), "paste-at-context"]];
       if (d.fixed_state_bytes) rows.push([x.t("paste.fixed"), x.fmtBytes(d.fixed_state_bytes)]);
       // The engine's measurement: one row per element type (bytes held after m.tokens tokens).
+      // The small model could not be built (e.g. the paste lacks a field it needs): say why, no verdict.
+      if (m && m.error) { panel.showError({message: m.error}); m = null; }
       var measured = m ? (m.rows || [{dtype: m.dtype, engine_bytes: m.engine_bytes_per_token * m.tokens,
                                       ledger_bytes: m.ledger_bytes_per_token * m.tokens}]) : [];
       var agree = measured.every(function (r) { return r.engine_bytes === r.ledger_bytes; });

@@ -28,7 +28,7 @@
     panel.body.appendChild(x.el("div", {class: "table-wrap", style: "max-height:320px;overflow-y:auto"}, x.el("table", {id: "gen-steps"},
       x.el("thead", null, x.el("tr", null, ["model.gen.step", "model.gen.token", "model.gen.bytes", "model.gen.kv", "model.gen.qk"]
         .map(function (k) { return x.el("th", {text: x.t(k)}); }))), table)));
-    var timer = null;
+    var timer = null, requests = 0;
 
     function row(i, tok, s) {
       return x.el("tr", null, x.el("td", {text: i}), x.el("td", {class: "mono", text: tok}),
@@ -54,10 +54,13 @@
       timer = setInterval(tick, 90);
     }
     function load() {
-      panel.provenance("model.gen.prov", "llm0 lesson generate-steps --model " + model.name + " --text \"" + st.text +
-                       "\" --tokens " + st.tokens + " --temperature " + st.temperature);
+      panel.provenance("model.gen.prov", "llm0 lesson generate-steps --model " + model.name + " --text " + x.shellQuote(st.text) +
+                       " --tokens " + st.tokens + " --temperature " + st.temperature);
+      clearInterval(timer);  // a new request stops the previous one's animation at once
       table.textContent = ""; text.textContent = "";
-      panel.load(x.api("lesson/generate-steps", {text: st.text, tokens: st.tokens, temperature: st.temperature}), play, text);
+      var seq = ++requests;  // and an older answer arriving later is not played
+      panel.load(x.api("lesson/generate-steps", {text: st.text, tokens: st.tokens, temperature: st.temperature}),
+                 function (d) { if (seq === requests) play(d); }, text);
     }
     load();
   };

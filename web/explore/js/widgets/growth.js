@@ -42,7 +42,7 @@
     function ratio(a, b) { return (a / b).toFixed(1) + "×"; }
     function render(d) {
       out.textContent = "";
-      var H = d.num_attention_heads;
+      var H = d.growth_heads;  // the counting model's query heads (the stepper's model may have more)
       var head = ["kv.growth.n", "kv.growth.kvNo", "kv.growth.kvYes", "kv.growth.ratio",
                   "kv.growth.qkNo", "kv.growth.qkYes", "kv.growth.ratio"];
       var rows = d.growth.map(function (g) {
@@ -52,15 +52,16 @@
           x.el("td", {text: x.fmtInt(g.qk_no_cache)}), x.el("td", {text: x.fmtInt(g.qk_cache)}),
           x.el("td", {text: ratio(g.qk_no_cache, g.qk_cache)}));
       });
-      var f = d.fit;
+      var f = d.fit;  // null when the table has one row (L just past the prompt): no order to fit
       var order = function (v) { return x.el("td", null, "n", x.el("sup", {text: v.toFixed(2)})); };
-      rows.push(x.el("tr", {class: "sum fit-row"}, x.el("td", {text: x.t("kv.growth.order")}),
+      if (f) rows.push(x.el("tr", {class: "sum fit-row"}, x.el("td", {text: x.t("kv.growth.order")}),
         order(f.kv_no_cache), order(f.kv_cache), x.el("td"), order(f.qk_no_cache), order(f.qk_cache), x.el("td")));
       out.appendChild(x.el("div", {class: "table-wrap"}, x.el("table", {id: "growth-table"},
         x.el("thead", null, x.el("tr", null, head.map(function (k) { return x.el("th", {text: x.t(k)}); }))),
         x.el("tbody", null, rows))));
       // The last row by the lesson's rules (q·k per head × H heads), beside the engine's numbers.
       var last = d.growth[d.growth.length - 1];
+      if (!last) return;
       var r = x.kvRulesAtLength(d.prompt_len, last.length);
       var same = r.kvNoCache === last.kv_no_cache && r.kvCache === last.kv_cache &&
                  r.qkNoCache * H === last.qk_no_cache && r.qkCache * H === last.qk_cache;
@@ -69,6 +70,7 @@
                                 c: x.fmtInt(r.qkNoCache * H), e: x.fmtInt(r.qkCache * H), H: H}), " ",
         x.el("span", {class: same ? "ok" : "bad", text: x.t(same ? "kv.growth.agree" : "kv.growth.disagree")})));
       out.appendChild(x.el("p", {class: "growth-note", text: x.t("kv.growth.orders")}));
+      out.appendChild(x.el("p", {class: "mono growth-model", text: x.t("kv.growth.model", {m: d.growth_model})}));
     }
     function load() {
       out.textContent = "";

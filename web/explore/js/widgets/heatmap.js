@@ -66,7 +66,7 @@
                                    width.toFixed(1) + "rem),1fr))"}, L.heads.map(function (rows, h) { return map(data.tokens, rows, h, small); })));
     }
     function load() {
-      panel.provenance("model.map.prov", "llm0 lesson attention-map --model " + model.name + " --text \"" + st.text + "\"");
+      panel.provenance("model.map.prov", "llm0 lesson attention-map --model " + model.name + " --text " + x.shellQuote(st.text));
       data = null; out.textContent = "";
       panel.load(x.api("lesson/attention-map", {text: st.text}), function (d) { data = d; draw(); }, out);
     }

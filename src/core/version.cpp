@@ -1,14 +1,13 @@
 // `llm0 --version`: the build and what this machine runs — compiler and target instruction set,
 // the CPU and the level of llm0's dispatched kernels (LLM0_KERNEL), OpenBLAS's version and kernel
 // core (and whether llm0 selected it: core/openblas_core.h), threads.
-#include <string>
+#include "core/version.h"
 
-#include "common.h"
 #include "core/cpu_features.h"
 #include "core/openblas_core.h"
 #include "core/threads.h"
 
-namespace llm0::cli {
+namespace llm0 {
 
 namespace {
 // The widest instruction set the compiler was allowed (-march), named as LLM0_KERNEL's levels.
@@ -36,4 +35,4 @@ std::string version_text() {
   return s;
 }
 
-}  // namespace llm0::cli
+}  // namespace llm0
