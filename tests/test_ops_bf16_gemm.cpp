@@ -131,6 +131,53 @@ TEST(OpsBf16Gemm, TileKernelsAgreeWithinTheBound) {
     }
 }
 
+// The vector packing against the portable one, bit for bit (normal inputs: both round to nearest
+// even), over several panels of both panel heights, both source layouts (k contiguous, rows
+// contiguous), rows not a multiple of the panel or of 16 and kc odd, shorter and longer than 32.
+TEST(OpsBf16Gemm, PackKernelsAgree) {
+  using namespace bf16_gemm_detail;
+  if (!cpu_supports(Isa::Avx512Bf16)) GTEST_SKIP() << "no AVX512_BF16 on this CPU";
+  std::mt19937 rng(11);
+  const int R = 70, K = 101;  // source rows × k, read from offsets (r0, k0) = (3, 2)
+  const auto src = test::rand_vec((size_t)(R + 3) * (K + 2), rng, -3.0f, 3.0f);
+  for (int P : {MR, NR})
+    for (int rows : {1, 8, 13, 40, 70})
+      for (int kc : {1, 31, 33, 99})
+        for (bool transposed : {false, true}) {
+          SCOPED_TRACE(format("P={} rows={} kc={} transposed={}", P, rows, kc, transposed));
+          const GemmOperand X = transposed ? GemmOperand{src.data(), 1, R + 3}
+                                           : GemmOperand{src.data(), K + 2, 1};
+          const size_t n = (size_t)(rows + P - 1) / P * P * (kc + 1);
+          std::vector<uint16_t> want(n + 64, 7), got(n + 64, 7);  // 7: must stay past the panels
+          pack_scalar(want.data(), X, 3, rows, 2, kc, P);
+          pack_avx512bf16(got.data(), X, 3, rows, 2, kc, P);
+          EXPECT_EQ(want, got);
+          EXPECT_EQ(got[n], 7);
+        }
+}
+
+// Products sharing A (q/k/v on one input) give each C the bits of its own gemm_bf16 call, with
+// N not a multiple of the tile, one product accumulating and one of zero width.
+TEST(OpsBf16Gemm, SharedAGivesTheBitsOfSeparateProducts) {
+  const int M = 50, K = 300;
+  const int Ns[4] = {45, 0, 8, 33};
+  std::mt19937 rng(4);
+  const auto a = test::rand_vec((size_t)M * K, rng);
+  std::vector<std::vector<float>> b, sep, shared;
+  GemmOut outs[4];
+  for (int j = 0; j < 4; ++j) {
+    b.push_back(test::rand_vec((size_t)std::max(Ns[j], 1) * K, rng));
+    sep.push_back(test::rand_vec((size_t)M * std::max(Ns[j], 1), rng));
+    shared.push_back(sep.back());
+  }
+  for (int j = 0; j < 4; ++j) {
+    gemm_bf16(sep[j].data(), Ns[j], {a.data(), K, 1}, {b[j].data(), K, 1}, M, Ns[j], K, j == 3);
+    outs[j] = {shared[j].data(), Ns[j], {b[j].data(), K, 1}, Ns[j], j == 3};
+  }
+  gemm_bf16_shared_a({a.data(), K, 1}, M, K, outs);
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(sep[j], shared[j]) << "product " << j;
+}
+
 // linear_forward / linear_backward with bf16_products: y = x Wᵀ + b, dx = dy W (and +=),
 // dW += dyᵀ x, db += Σ dy (float32, exact order as the float32 path).
 TEST(OpsBf16Gemm, LinearLayerProductsThroughBf16) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/check.h"
 #include "core/cpu_features.h"
 #include "ops/bf16_gemm_kernel.h"
 
@@ -18,14 +19,17 @@ using bf16_gemm_detail::MR;
 using bf16_gemm_detail::NR;
 constexpr int KC = 256;  // k per block (even)
 constexpr int MC = 96;   // rows of A per thread task (MC / MR panels)
+constexpr int PACK_ROWS = 64;  // rows per packing call: a transposed source row's 4 cache lines
 
-// Packs the first `rows` rows × k [k0, k0 + kc) of X into panels of P rows (zero-padded).
+// Packs rows [0, rows) × k [k0, k0 + kc) of X into panels of P rows (zero-padded), PACK_ROWS rows
+// per call.
 void pack(uint16_t* dst, GemmOperand X, int rows, int k0, int kc, int P, bool fast) {
-  const int kp = (kc + 1) / 2, panels = (rows + P - 1) / P;
+  const int kp = (kc + 1) / 2, G = std::max(1, PACK_ROWS / P);  // panels per call
+  const int calls = (rows + G * P - 1) / (G * P);
 #pragma omp for schedule(static) nowait
-  for (int pi = 0; pi < panels; ++pi) {
-    uint16_t* d = dst + (long)pi * kp * P * 2;
-    const int r0 = pi * P, n = std::min(P, rows - r0);
+  for (int c = 0; c < calls; ++c) {
+    uint16_t* d = dst + (long)c * G * kp * P * 2;
+    const int r0 = c * G * P, n = std::min(G * P, rows - r0);
     if (fast)
       bf16_gemm_detail::pack_avx512bf16(d, X, r0, n, k0, kc, P);
     else
@@ -38,14 +42,27 @@ bool gemm_bf16_fast() { return kernel_isa() == Isa::Avx512Bf16; }
 
 void gemm_bf16(float* C, long ldc, GemmOperand A, GemmOperand B, int M, int N, int K,
                bool accumulate) {
-  if (M <= 0 || N <= 0) return;
+  const GemmOut out{C, ldc, B, N, accumulate};
+  gemm_bf16_shared_a(A, M, K, {&out, 1});
+}
+
+void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> outs) {
+  if (M <= 0) return;
   if (K <= 0) {
-    if (!accumulate)
-      for (int m = 0; m < M; ++m) std::fill(C + m * ldc, C + m * ldc + N, 0.0f);
+    for (const GemmOut& o : outs)
+      if (!o.accumulate)
+        for (int m = 0; m < M; ++m) std::fill(o.C + m * o.ldc, o.C + m * o.ldc + std::max(o.N, 0), 0.0f);
     return;
   }
   const bool fast = gemm_bf16_fast();
-  const int a_panels = (M + MR - 1) / MR, b_panels = (N + NR - 1) / NR;
+  // B panels of every product numbered one after another: product j owns [first[j], first[j + 1]).
+  constexpr int kMaxOuts = 8;
+  LLM0_CHECK(outs.size() <= (size_t)kMaxOuts, "gemm_bf16_shared_a: {} products, at most {}",
+             outs.size(), kMaxOuts);
+  int first[kMaxOuts + 1] = {0};
+  for (size_t j = 0; j < outs.size(); ++j)
+    first[j + 1] = first[j] + (std::max(outs[j].N, 0) + NR - 1) / NR;
+  const int nouts = (int)outs.size(), a_panels = (M + MR - 1) / MR, b_panels = first[nouts];
   const int mc_panels = MC / MR, m_tasks = (a_panels + mc_panels - 1) / mc_panels;
   const int kblocks = (K + KC - 1) / KC;
   const long a_block = (long)a_panels * MR * KC, b_block = (long)b_panels * NR * KC;  // per K block
@@ -61,15 +78,20 @@ void gemm_bf16(float* C, long ldc, GemmOperand A, GemmOperand B, int M, int N, i
 #pragma omp parallel
   {
     for (int kb = 0; kb < kblocks; ++kb) {
-      const int k0 = kb * KC, kc = std::min(KC, K - k0);
+      const int k0 = kb * KC, kc = std::min(KC, K - k0), kp = (kc + 1) / 2;
       pack(Ap + kb * a_block, A, M, k0, kc, MR, fast);
-      pack(Bp + kb * b_block, B, N, k0, kc, NR, fast);
+      for (int j = 0; j < nouts; ++j)
+        pack(Bp + kb * b_block + (long)first[j] * kp * NR * 2, outs[j].B, outs[j].N, k0, kc, NR,
+             fast);
     }
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 1) collapse(2)
     for (int t = 0; t < m_tasks; ++t)
       for (int nj = 0; nj < b_panels; ++nj) {
-        const int n0 = nj * NR, nn = std::min(NR, N - n0);
+        int j = 0;
+        while (nj >= first[j + 1]) ++j;
+        const GemmOut& o = outs[j];
+        const int n0 = (nj - first[j]) * NR, nn = std::min(NR, o.N - n0);
         const int p_end = std::min(a_panels, (t + 1) * mc_panels);
         for (int kb = 0; kb < kblocks; ++kb) {
           const int kc = std::min(KC, K - kb * KC), kp = (kc + 1) / 2;
@@ -77,11 +99,12 @@ void gemm_bf16(float* C, long ldc, GemmOperand A, GemmOperand B, int M, int N, i
           for (int pi = t * mc_panels; pi < p_end; ++pi) {
             const int m0 = pi * MR, mm = std::min(MR, M - m0);
             const uint16_t* ap = Ap + kb * a_block + (long)pi * kp * MR * 2;
-            float* c = C + m0 * ldc + n0;
+            float* c = o.C + m0 * o.ldc + n0;
+            const bool acc = o.accumulate || kb > 0;
             if (fast)
-              bf16_gemm_detail::tile_avx512bf16(c, ldc, ap, bp, kp, mm, nn, accumulate || kb > 0);
+              bf16_gemm_detail::tile_avx512bf16(c, o.ldc, ap, bp, kp, mm, nn, acc);
             else
-              bf16_gemm_detail::tile_scalar(c, ldc, ap, bp, kp, mm, nn, accumulate || kb > 0);
+              bf16_gemm_detail::tile_scalar(c, o.ldc, ap, bp, kp, mm, nn, acc);
           }
         }
       }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace llm0 {
 
@@ -31,6 +32,21 @@ struct GemmOperand {
 /// the scalar version (same order, same bits).
 void gemm_bf16(float* C, long ldc, GemmOperand A, GemmOperand B, int M, int N, int K,
                bool accumulate);
+
+/// One product of gemm_bf16_shared_a: C[M, N] = (accumulate ? C : 0) + A · Bᵀ, C row-major with
+/// row stride ldc.
+struct GemmOut {
+  float* C = nullptr;
+  long ldc = 0;
+  GemmOperand B;
+  int N = 0;
+  bool accumulate = false;
+};
+
+/// Several products of one A[M, K] (the q/k/v or gate/up projections of one input): A is
+/// rounded and packed once and the tiles of every product share one parallel loop. Each C gets
+/// the bits one gemm_bf16 call would give it.
+void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> outs);
 
 /// Whether gemm_bf16 runs on BF16 dot-product hardware here (kernel_isa() == avx512bf16).
 bool gemm_bf16_fast();

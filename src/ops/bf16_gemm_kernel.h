@@ -16,9 +16,11 @@ constexpr int NR = 32;  // columns per tile (B panel: [kp][NR][2] bf16; two zmm 
 /// over kp k-pairs. Needs AVX512_BF16 (the caller checks).
 void tile_avx512bf16(float* c, long ldc, const uint16_t* a, const uint16_t* b, int kp, int mm,
                      int nn, bool acc);
-/// Packs rows [r0, r0 + P) × k [k0, k0 + kc) of X as one panel d[kp][P][2] of bf16 (round to
-/// nearest even), zeros for rows >= r0 + rows and k >= kc. Needs AVX512_BF16 (vcvtne2ps2bf16:
-/// rounds as float_to_bf16 except denormal inputs, flushed to zero as vdpbf16ps reads them).
+/// Packs rows [r0, r0 + rows) × k [k0, k0 + kc) of X (kp = ⌈kc / 2⌉ k-pairs) as ⌈rows / P⌉
+/// panels of bf16 (round to nearest even), panel p at d + p·kp·P·2 holding rows
+/// [r0 + p·P, r0 + p·P + P) as [kp][P][2]; zeros for rows past r0 + rows and for k >= kc.
+/// Needs AVX512_BF16 (vcvtne2ps2bf16: rounds as float_to_bf16 except
+/// denormal inputs, flushed to zero as vdpbf16ps reads them).
 void pack_avx512bf16(uint16_t* d, GemmOperand X, int r0, int rows, int k0, int kc, int P);
 /// The same in portable C++ (float_to_bf16).
 void pack_scalar(uint16_t* d, GemmOperand X, int r0, int rows, int k0, int kc, int P);

@@ -54,6 +54,25 @@ void linear_forward(float* y, const float* x, Weight W, const float* b, int N, i
 }
 
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I) {
+  const bool bf16_products = std::all_of(outs.begin(), outs.end(), [](const LinearOut& o) {
+    return o.W.f32 && o.W.bf16_products;
+  });
+  if (bf16_products && !row_independent_linear()) {
+    // Mixed-precision training: x is rounded and packed once for all the products (up to 4 per
+    // call), each y[N, O] (+)= bf16(x) · bf16(W)ᵀ on top of its bias rows.
+    for (size_t j0 = 0; j0 < outs.size(); j0 += 4) {
+      GemmOut g[4];
+      const size_t n = std::min<size_t>(4, outs.size() - j0);
+      for (size_t j = 0; j < n; ++j) {
+        const LinearOut& o = outs[j0 + j];
+        if (o.b)
+          for (int r = 0; r < N; ++r) std::copy(o.b, o.b + o.O, o.y + (long)r * o.O);
+        g[j] = {o.y, o.O, {o.W.f32, I, 1}, o.O, o.b != nullptr};
+      }
+      gemm_bf16_shared_a({x, I, 1}, N, I, {g, n});
+    }
+    return;
+  }
   if (N == 1 && !row_independent_linear()) return matvec_group(outs, x, I);
   for (const LinearOut& o : outs) linear_forward(o.y, x, o.W, o.b, N, I, o.O);
 }

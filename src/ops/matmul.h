@@ -22,7 +22,8 @@ namespace llm0 {
 void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O);
 
 /// Several linear maps of the same x[N, I] (q/k/v projections, gate/up): each out.y[N, O] =
-/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows).
+/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows); with
+/// bf16_products on every W, x is rounded and packed once for all (gemm_bf16_shared_a).
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I);
 
 /// Backward of linear_forward. dy [N, O]. dx [N, I] = dy · W (overwritten, or += when
