@@ -207,5 +207,29 @@ TEST(OpsBf16Gemm, LinearLayerProductsThroughBf16) {
   }
 }
 
+// linear_forward_group with bf16_products (q/k/v sharing x, one with a bias, five outputs so the
+// group is split into calls of at most four): each y has the bits of its own linear_forward.
+TEST(OpsBf16Gemm, GroupedForwardGivesTheBitsOfEachLinear) {
+  const int N = 21, I = 40, Os[5] = {37, 8, 8, 33, 1};
+  std::mt19937 rng(8);
+  const auto x = test::rand_vec((size_t)N * I, rng), b = test::rand_vec(37, rng);
+  std::vector<std::vector<float>> W, y, want;
+  std::vector<LinearOut> outs;
+  for (int j = 0; j < 5; ++j) {
+    W.push_back(test::rand_vec((size_t)Os[j] * I, rng));
+    y.push_back(std::vector<float>((size_t)N * Os[j], NAN));
+    want.push_back(y.back());
+  }
+  for (int j = 0; j < 5; ++j) {
+    Weight w(W[j].data());
+    w.bf16_products = true;
+    const float* bias = j == 0 ? b.data() : nullptr;
+    linear_forward(want[j].data(), x.data(), w, bias, N, I, Os[j]);
+    outs.push_back({y[j].data(), w, bias, Os[j]});
+  }
+  linear_forward_group(outs, x.data(), N, I);
+  for (int j = 0; j < 5; ++j) EXPECT_EQ(y[j], want[j]) << "output " << j;
+}
+
 }  // namespace
 }  // namespace llm0
