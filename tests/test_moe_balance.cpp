@@ -81,6 +81,7 @@ TrainOptions moe_options(const std::string& balance, const std::string& topk, in
       "first_k_dense_replace": 0, "routed_scaling_factor": 1.0, "router_aux_loss_coef": 0.0,
       "aux_loss_alpha": 0.05})";
   TrainOptions o;
+  o.precision = "f32";  // auto's choice is a timing; routing must not depend on it
   o.config = dir + "/config.json", o.data = dir + "/poems.txt", o.out = dir + "/run";
   o.batch_size = 4, o.seq_len = 32, o.max_steps = steps, o.lr = 1e-2, o.min_lr = 1e-3;
   o.warmup_steps = 2, o.eval_every = 1000, o.eval_batches = 1, o.checkpoint_every = 1000;

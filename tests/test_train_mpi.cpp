@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cpu_features.h"
 #include "io/checkpoint.h"
 #include "test_util.h"
 #include "tokenizer/tokenizer.h"
@@ -43,11 +44,12 @@ struct Fixture {
       "max_position_embeddings": 64, "rms_norm_eps": 1e-5, "rope_theta": 10000.0})";
     Tokenizer::train(docs, 320).save(tokenizer);
   }
-  // Common options of every run: 5 steps of [B, 24], all metrics logged.
-  std::string args(const std::string& out) const {
+  // Common options of every run: 5 steps of [B, 24], all metrics logged; float32 products unless
+  // `precision` says otherwise (auto's choice is a timing: runs compared must not depend on it).
+  std::string args(const std::string& out, const std::string& precision = "f32") const {
     return "train --config " + config + " --data " + corpus + " --tokenizer " + tokenizer +
            " --out " + out + " --seq-len 24 --max-steps 5 --lr 1e-3 --warmup-steps 1 --seed 3"
-           " --log-every 1 --eval-every 5 --eval-batches 2 --threads 1";
+           " --log-every 1 --eval-every 5 --eval-batches 2 --threads 1 --precision " + precision;
   }
 };
 
@@ -118,6 +120,24 @@ TEST(TrainMpi, TwoRanksTrainLikeOneProcessWithTheSameGlobalBatch) {
   int lines = 0;
   for (std::string line; std::getline(in, line);) ++lines;
   EXPECT_EQ(lines, 6);
+}
+
+// BF16 products on 2 ranks, gradients all-reduced in float32 (the gradient buffers are float32):
+// like one process accumulating the same two micro-batches (only the order of the float32 sums
+// of the two halves differs, as in the float32 test above), and the checkpoint says bf16.
+TEST(TrainMpi, Bf16TwoRanksTrainLikeOneProcessWithAccumulation) {
+  if (kernel_isa() != Isa::Avx512Bf16) GTEST_SKIP() << "--precision bf16 needs AVX512_BF16";
+  Fixture f;
+  const std::string a = tmp("bf16_a"), accum = tmp("bf16_accum");
+  const Result ra = run_llm0(f.args(a, "bf16") + " --batch-size 2", 2);
+  ASSERT_EQ(ra.rc, 0) << ra.output;
+  EXPECT_NE(ra.output.find("precision: bf16"), std::string::npos) << ra.output;
+  ASSERT_EQ(run_llm0(f.args(accum, "bf16") + " --batch-size 2 --grad-accum 2").rc, 0);
+  const auto la = values(test::step_losses(a), 1);
+  ASSERT_EQ(la.size(), 5u);
+  EXPECT_TRUE(test::all_close(la, values(test::step_losses(accum), 1), 1e-5, 0, "losses vs accumulation 2"));
+  EXPECT_TRUE(test::all_close(parameters(a), parameters(accum), 1e-5, 1e-5, "parameters vs accumulation 2"));
+  EXPECT_EQ(trainer_state(a)["precision"], "bf16");
 }
 
 TEST(TrainMpi, ResumeContinuesUnderTwoRanksExactlyAndOnOneProcessWithAccumulation) {

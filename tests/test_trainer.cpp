@@ -42,6 +42,7 @@ TrainOptions tiny_options(const Fixture& f, const std::string& out) {
   o.batch_size = 4, o.seq_len = 32, o.max_steps = 80, o.lr = 1e-2, o.min_lr = 3e-4;
   o.warmup_steps = 5, o.eval_every = 40, o.eval_batches = 4, o.checkpoint_every = 40;
   o.log_every = 1, o.quiet = true, o.seed = 7;
+  o.precision = "f32";  // auto's choice is a timing; the runs compared here must not depend on it
   return o;
 }
 

@@ -18,6 +18,7 @@
 
 #include "cache/layer_cache.h"
 #include "config/gated_deltanet_config.h"
+#include "ops/weight.h"
 
 namespace llm0 {
 
@@ -63,8 +64,8 @@ struct GatedDeltaNetGradScratch {
 
 /// Parameter views (values and gradients; gradients only for training).
 struct GatedDeltaNetWeights {
-  const float *in_proj_qkvz = nullptr, *in_proj_ba = nullptr, *conv1d = nullptr;
-  const float *dt_bias = nullptr, *A_log = nullptr, *norm = nullptr, *out_proj = nullptr;
+  Weight in_proj_qkvz, in_proj_ba, out_proj;  // float32 (BF16 products in mixed precision)
+  const float *conv1d = nullptr, *dt_bias = nullptr, *A_log = nullptr, *norm = nullptr;
   float *din_proj_qkvz = nullptr, *din_proj_ba = nullptr, *dconv1d = nullptr;
   float *ddt_bias = nullptr, *dA_log = nullptr, *dnorm = nullptr, *dout_proj = nullptr;
 };

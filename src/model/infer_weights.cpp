@@ -23,15 +23,17 @@ void release_pages(void* p, size_t bytes) {
 }
 }  // namespace
 
-void Model::use_bf16_weights() {
-  if (bf16_weights()) return;
+std::vector<Weight*> Model::matrix_views(bool with_linear_attention) {
   // Every matrix view, once per distinct float32 matrix (attention and MLA share q_proj/o_proj).
   std::vector<Weight*> views;
   for (Block& b : blocks_)
     for (Weight* w : {&b.attn.w.q_w, &b.attn.w.k_w, &b.attn.w.v_w, &b.attn.w.o_w, &b.mla.w.q_w,
                       &b.mla.w.q_a_w, &b.mla.w.q_b_w, &b.mla.w.kv_a_w, &b.mla.w.o_w,
-                      &b.mlp.w.gate_w, &b.mlp.w.up_w, &b.mlp.w.down_w})
-      if (w->f32) views.push_back(w);
+                      &b.mlp.w.gate_w, &b.mlp.w.up_w, &b.mlp.w.down_w, &b.gdn.w.in_proj_qkvz,
+                      &b.gdn.w.in_proj_ba, &b.gdn.w.out_proj})
+      if (w->f32 && (with_linear_attention || (w != &b.gdn.w.in_proj_qkvz &&
+                                               w != &b.gdn.w.in_proj_ba && w != &b.gdn.w.out_proj)))
+        views.push_back(w);
   // Mixture of experts: every routed expert and the shared one (the router, the correction bias
   // and the shared expert's gate row stay float32: they are read whole for every token, E or 1
   // rows, and the routing decisions should not move with the weights' rounding).
@@ -41,7 +43,20 @@ void Model::use_bf16_weights() {
     for (Weight* w : {&b.moe.shared.w.gate_w, &b.moe.shared.w.up_w, &b.moe.shared.w.down_w})
       if (w->f32) views.push_back(w);
   }
-  views.push_back(&head_w_);
+  if (head_w_.f32) views.push_back(&head_w_);
+  return views;
+}
+
+void Model::set_bf16_products(bool on) {
+  LLM0_CHECK(!bf16_weights(), "BF16 training products need the float32 master weights; this "
+             "model holds BF16 inference weights");
+  for (Weight* w : matrix_views(/*with_linear_attention=*/true)) w->bf16_products = on;
+  bf16_products_ = on;
+}
+
+void Model::use_bf16_weights() {
+  if (bf16_weights()) return;
+  std::vector<Weight*> views = matrix_views(/*with_linear_attention=*/false);
   std::map<size_t, size_t> numel_at;  // parameter offset -> numel
   for (const ParamInfo& p : params_.params()) numel_at[p.offset] = p.numel;
   std::map<const float*, size_t> at;  // matrix -> offset in the BF16 store (numbers)

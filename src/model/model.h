@@ -127,6 +127,15 @@ class Model {
   bool bf16_weights() const { return bf16_numel_ > 0; }
   /// Numbers held in BF16 (0 for float32 weights).
   size_t bf16_numel() const { return bf16_numel_; }
+  /// Mixed-precision training (train/precision.h): while on, the products of every linear layer
+  /// listed at use_bf16_weights, Gated DeltaNet's in_proj_qkvz/in_proj_ba/out_proj and lm_head
+  /// take BF16 operands and accumulate in float32 (ops/bf16_gemm.h), forward and backward; the
+  /// weights, their gradients and AdamW stay float32. Stay float32 products: attention's
+  /// scores and weighted sums (softmax inputs), MLA's kv_b_proj, the MoE router and the shared
+  /// expert's gate row (routing decisions), norms, RoPE, the loss. Throws llm0::Error on a
+  /// model holding BF16 inference weights.
+  void set_bf16_products(bool on);
+  bool bf16_products() const { return bf16_products_; }
   /// Element type of the caches new_cache() makes (default float32).
   void set_kv_dtype(CacheDtype dtype) { kv_dtype_ = dtype; }
   CacheDtype kv_dtype() const { return kv_dtype_; }
@@ -138,6 +147,7 @@ class Model {
 
  private:
   void declare_params();
+  std::vector<Weight*> matrix_views(bool with_linear_attention);
   void bind_layers();
   void embed(const int* tokens, const int* positions, int N, float* x) const;
   void ensure_plan(int B, int T);
@@ -150,6 +160,7 @@ class Model {
   Weight head_w_;  // lm_head (the embedding when tied), float32 or BF16
   std::shared_ptr<uint16_t> bf16_store_;  // the BF16 matrices (use_bf16_weights), 64-byte aligned each
   size_t bf16_numel_ = 0;
+  bool bf16_products_ = false;
   CacheDtype kv_dtype_ = CacheDtype::F32;
   float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;
   std::unique_ptr<RopeTable> rope_;  // RoPE configs only; grows with the positions used

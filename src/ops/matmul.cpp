@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "ops/bf16_gemm.h"
 #include "ops/bf16_kernels.h"
 #include "ops/linear_rows.h"
 
@@ -36,7 +37,7 @@ void linear_forward_bf16_panels(float* y, const float* x, const uint16_t* W, boo
 
 void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O) {
   if (row_independent_linear()) return linear_rows(y, x, W, b, N, I, O);
-  if (N == 1 || (W.bf16 && N < 4)) {  // decode: matrix-vector products, y[O] = W[O, I] · x[I] + b
+  if ((N == 1 && !W.bf16_products) || (W.bf16 && N < 4)) {  // decode: matrix-vector products, y[O] = W[O, I] · x[I] + b
     for (int n = 0; n < N; ++n) matvec(y + (long)n * O, W, x + (long)n * I, b, O, I);
     return;
   }
@@ -45,23 +46,52 @@ void linear_forward(float* y, const float* x, Weight W, const float* b, int N, i
       for (int o = 0; o < O; ++o) y[(long)n * O + o] = b[o];
   }
   if (W.bf16) return linear_forward_bf16_panels(y, x, W.bf16, b != nullptr, N, I, O);
+  if (W.bf16_products)  // y[N, O] (+)= bf16(x[N, I]) · bf16(W[O, I])ᵀ
+    return gemm_bf16(y, O, {x, I, 1}, {W.f32, I, 1}, N, O, I, b != nullptr);
   // y[N, O] (+)= x[N, I] · W[O, I]ᵀ
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x, I, W.f32, I,
               b ? 1.0f : 0.0f, y, O);
 }
 
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I) {
+  const bool bf16_products = std::all_of(outs.begin(), outs.end(), [](const LinearOut& o) {
+    return o.W.f32 && o.W.bf16_products;
+  });
+  if (bf16_products && !row_independent_linear()) {
+    // Mixed-precision training: x is rounded and packed once for all the products (up to 4 per
+    // call), each y[N, O] (+)= bf16(x) · bf16(W)ᵀ on top of its bias rows.
+    for (size_t j0 = 0; j0 < outs.size(); j0 += 4) {
+      GemmOut g[4];
+      const size_t n = std::min<size_t>(4, outs.size() - j0);
+      for (size_t j = 0; j < n; ++j) {
+        const LinearOut& o = outs[j0 + j];
+        if (o.b)
+          for (int r = 0; r < N; ++r) std::copy(o.b, o.b + o.O, o.y + (long)r * o.O);
+        g[j] = {o.y, o.O, {o.W.f32, I, 1}, o.O, o.b != nullptr};
+      }
+      gemm_bf16_shared_a({x, I, 1}, N, I, {g, n});
+    }
+    return;
+  }
   if (N == 1 && !row_independent_linear()) return matvec_group(outs, x, I);
   for (const LinearOut& o : outs) linear_forward(o.y, x, o.W, o.b, N, I, o.O);
 }
 
 void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x,
-                     const float* W, int N, int I, int O, bool accumulate_dx) {
-  if (dx)  // dx[N, I] = dy[N, O] · W[O, I]
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, I, O, 1.0f, dy, O, W, I,
-                accumulate_dx ? 1.0f : 0.0f, dx, I);
-  if (dW)  // dW[O, I] += dy[N, O]ᵀ · x[N, I]
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, I, N, 1.0f, dy, O, x, I, 1.0f, dW, I);
+                     Weight Wt, int N, int I, int O, bool accumulate_dx) {
+  const float* W = Wt;  // float32 (throws for a BF16 inference weight)
+  if (Wt.bf16_products) {
+    if (dx)  // dx[N, I] (+)= bf16(dy[N, O]) · bf16(W[O, I]): B(i, o) = W[o·I + i]
+      gemm_bf16(dx, I, {dy, O, 1}, {W, 1, I}, N, I, O, accumulate_dx);
+    if (dW)  // dW[O, I] += bf16(dy)ᵀ · bf16(x): A(o, n) = dy[n·O + o], B(i, n) = x[n·I + i]
+      gemm_bf16(dW, I, {dy, 1, O}, {x, 1, I}, O, I, N, true);
+  } else {
+    if (dx)  // dx[N, I] = dy[N, O] · W[O, I]
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, I, O, 1.0f, dy, O, W, I,
+                  accumulate_dx ? 1.0f : 0.0f, dx, I);
+    if (dW)  // dW[O, I] += dy[N, O]ᵀ · x[N, I]
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, I, N, 1.0f, dy, O, x, I, 1.0f, dW, I);
+  }
   if (db) {
     for (int n = 0; n < N; ++n)
       for (int o = 0; o < O; ++o) db[o] += dy[(long)n * O + o];

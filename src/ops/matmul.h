@@ -4,6 +4,9 @@
 // `accumulate_dx` is set (used where two branches feed the same input). Inside a
 // RowIndependentLinear scope (ops/linear_rows.h: the serving engine's step) the forward products
 // run linear_rows instead, whose per-element order does not depend on N.
+// A float32 W with bf16_products set (mixed-precision training, ops/weight.h) runs all three
+// products (y = x Wᵀ, dx = dy W, dW += dyᵀ x) through gemm_bf16 (ops/bf16_gemm.h): operands
+// rounded to BF16, float32 accumulation; the bias and db stay float32.
 #pragma once
 
 #include <span>
@@ -19,12 +22,14 @@ namespace llm0 {
 void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O);
 
 /// Several linear maps of the same x[N, I] (q/k/v projections, gate/up): each out.y[N, O] =
-/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows).
+/// x · out.Wᵀ + out.b. N = 1 runs them as one matvec_group (one fork/join for all rows); with
+/// bf16_products on every W, x is rounded and packed once for all (gemm_bf16_shared_a).
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I);
 
 /// Backward of linear_forward. dy [N, O]. dx [N, I] = dy · W (overwritten, or += when
 /// accumulate_dx; dx may be null to skip); dW [O, I] += dyᵀ · x; db [O] += Σ_n dy (db may be null).
-void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x,
-                     const float* W, int N, int I, int O, bool accumulate_dx = false);
+/// W must hold float32 (throws llm0::Error for a BF16 inference weight).
+void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x, Weight W,
+                     int N, int I, int O, bool accumulate_dx = false);
 
 }  // namespace llm0

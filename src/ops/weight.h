@@ -4,6 +4,9 @@
 // A float pointer converts to a Weight implicitly, so training code keeps passing float*;
 // a Weight converts back to const float* only when it holds float32 (backward, and the few
 // places that slice a matrix by hand) and throws otherwise.
+// Mixed-precision training (train/precision.h) keeps f32 as the master copy and sets
+// bf16_products: the linear layer's three products then take BF16 operands and accumulate in
+// float32 (ops/bf16_gemm.h).
 #pragma once
 #include <cstdint>
 
@@ -14,6 +17,7 @@ namespace llm0 {
 struct Weight {
   const float* f32 = nullptr;     // [O, I] float32
   const uint16_t* bf16 = nullptr; // [O, I] bfloat16 bits
+  bool bf16_products = false;     // f32 set: products with BF16 operands (training, --precision bf16)
 
   Weight() = default;
   Weight(const float* w) : f32(w) {}  // NOLINT: implicit by design (see the header)

@@ -33,6 +33,8 @@ struct TrainOptions {
   bool allreduce_buckets = false;  // data parallel: all-reduce per block during backward
   std::string test_fault;  // tests only (data_parallel.h): "desync@STEP" or "die@STEP"
   uint64_t seed = 1337;    // init weights and batch sampling
+  std::string precision = "auto";  // matrix products: auto | f32 | bf16 (train/precision.h); on
+                                   // --resume the checkpoint's (another explicit value is refused)
   std::string moe_balance;  // MoE load balancing: none | aux_loss | bias_update ("" = the config's)
   double moe_bias_gamma = 1e-3;  // γ of the bias update (DeepSeek-V3's auxiliary-loss-free balancing)
   bool quiet = false;      // no progress lines (tests)
@@ -54,7 +56,9 @@ struct TrainSummary {
                                   // training unigram distribution (the no-context baseline)
   double tokens_per_second = 0;   // training throughput of this process
   double mfu = 0;                 // achieved / sgemm-peak FLOP/s
-  double mfu_fma = 0;             // achieved / FMA-peak FLOP/s (ledger/fma_peak.h)
+  double mfu_fma = 0;             // achieved / peak FLOP/s of the precision in use: the float32
+                                  // FMA peak, or the BF16 dot-product peak (ledger/fma_peak.h)
+  std::string precision = "f32";  // the products' precision used (train/precision.h)
   size_t parameters = 0;
 };
 

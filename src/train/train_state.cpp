@@ -9,6 +9,7 @@
 
 #include "core/atomic_file.h"
 #include "io/safetensors.h"
+#include "train/precision.h"
 
 namespace llm0 {
 
@@ -23,7 +24,7 @@ void save_train_state(const std::string& dir, const TrainState& s, const ParamSt
       {"global_batch_tokens", s.global_batch() * s.seq_len},
       {"tokens_seen", s.tokens_seen}, {"optimizer_step", opt.step_count()},
       {"lr", s.lr}, {"min_lr", s.min_lr}, {"warmup_steps", s.warmup_steps},
-      {"weight_decay", s.weight_decay}, {"grad_clip", s.grad_clip}};
+      {"weight_decay", s.weight_decay}, {"grad_clip", s.grad_clip}, {"precision", s.precision}};
   const std::string text = j.dump(2) + "\n";
   AtomicFile f(dir + "/trainer_state.json");
   f.write(text.data(), text.size());
@@ -52,6 +53,8 @@ TrainState read_train_state(const std::string& dir) {
     s.batch_size = j.at("batch_size").get<int>(), s.seq_len = j.at("seq_len").get<int>();
     s.grad_accum = j.at("grad_accum").get<int>(), s.tokens_seen = j.at("tokens_seen").get<double>();
     s.ranks = j.value("ranks", 1);  // absent before data parallelism: one process
+    s.precision = j.value("precision", std::string("f32"));  // absent before --precision
+    parse_precision(s.precision, path + ": precision");
     s.has_schedule = j.contains("lr");  // absent before the schedule was saved
     if (s.has_schedule) {
       s.lr = j.at("lr").get<double>(), s.min_lr = j.at("min_lr").get<double>();

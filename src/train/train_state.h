@@ -26,6 +26,7 @@ struct TrainState {
   bool has_schedule = false;
   double lr = 0, min_lr = 0, weight_decay = 0, grad_clip = 0;
   int warmup_steps = 0;
+  std::string precision = "f32";  // the matrix products' (train/precision.h); absent before: f32
   /// Sequences per optimizer step, all ranks together: batch_size × grad_accum × ranks.
   int64_t global_batch() const { return (int64_t)batch_size * grad_accum * ranks; }
 };

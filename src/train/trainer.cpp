@@ -86,8 +86,9 @@ void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s)
     std::snprintf(experts, sizeof experts, " | experts %.3f/%.3f (layer %d)", spread.max_fraction,
                   spread.min_fraction, spread.layer);
   std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% of sgemm, %4.1f%% of "
-              "FMA peak | %s elapsed | ETA %s%s\n", step, state_.total_steps, loss, lr, tok_s,
-              100 * flops / (peak_gflops_ * 1e9), 100 * flops / (fma_gflops_ * 1e9), clock_text(el).c_str(),
+              "%s peak | %s elapsed | ETA %s%s\n", step, state_.total_steps, loss, lr, tok_s,
+              100 * flops / (peak_gflops_ * 1e9), 100 * flops / (fma_gflops_ * 1e9), peak_name(),
+              clock_text(el).c_str(),
               clock_text(eta).c_str(), experts);
   std::fflush(stdout);
 }

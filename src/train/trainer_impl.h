@@ -14,6 +14,7 @@
 #include "train/adamw.h"
 #include "train/batch_loader.h"
 #include "train/data_parallel.h"
+#include "train/precision.h"
 #include "train/train_options.h"
 #include "train/train_state.h"
 
@@ -38,6 +39,9 @@ class TrainerImpl {
   void report_validation(double val);
   void log(const nlohmann::json& j);
   void measure_peaks(bool startup);
+  void choose_run_precision();
+  // The MFU denominator's name: "FMA" (float32) or "BF16" (vdpbf16ps dot products).
+  const char* peak_name() const { return precision_ == TrainPrecision::Bf16 ? "BF16" : "FMA"; }
   void log_step(double loss, double lr, double tok_s);
   bool is_last_step();
   void print_progress(int step, double loss, double lr, double tok_s);
@@ -58,7 +62,9 @@ class TrainerImpl {
   Batch eval_batch_;
   TrainState state_;
   double unigram_entropy_ = 0, grad_norm_ = 0;
-  double peak_gflops_ = 1, fma_gflops_ = 1;  // all ranks' sgemm and FMA peaks (MFU denominators)
+  double peak_gflops_ = 1, fma_gflops_ = 1;  // all ranks' sgemm and FMA peaks (MFU denominators;
+                                             // "FMA" = the BF16 dot-product peak in bf16)
+  TrainPrecision precision_ = TrainPrecision::F32;
   int first_step_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

@@ -64,6 +64,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(o_.seq_len <= model_->config().max_position_embeddings,
              "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
              model_->config().max_position_embeddings);
+  choose_run_precision();
   setup_streams(train, val);
   if (dp_->rank() == 0) {  // only rank 0 writes (and its machine holds the run directory)
     check_output_dir();
@@ -289,6 +290,31 @@ std::string TrainerImpl::clock_text(double s) {
   return b;
 }
 
+// --precision: on --resume the checkpoint's (another explicit value is refused: a run resumes
+// bit-exactly only in its own precision); auto is BF16 only where every rank chose it (the
+// ranks must multiply alike). The start-up line says which and why.
+void TrainerImpl::choose_run_precision() {
+  std::string requested = o_.precision;
+  if (!o_.resume.empty()) {
+    LLM0_CHECK(requested == "auto" || requested == state_.precision, "--resume: --precision {} "
+               "differs from the checkpoint's {} (trainer_state.json); a run resumes in its own "
+               "precision (omit --precision)", requested, state_.precision);
+    requested = state_.precision;
+  }
+  PrecisionChoice c = choose_precision(requested, model_->config(), o_.batch_size * o_.seq_len);
+  const int bf16_ranks = (int)dp_->sum(c.precision == TrainPrecision::Bf16 ? 1.0 : 0.0);
+  if (c.precision == TrainPrecision::Bf16 && bf16_ranks < dp_->ranks())
+    c = {TrainPrecision::F32, c.reason + format("; {} of {} ranks chose bf16, so all use f32",
+                                                bf16_ranks, dp_->ranks())};
+  precision_ = c.precision;
+  state_.precision = precision_name(precision_);
+  model_->set_bf16_products(precision_ == TrainPrecision::Bf16);
+  if (!o_.quiet)
+    std::printf("precision: %s (%s)%s\n", precision_ == TrainPrecision::Bf16
+                ? "bf16 products, float32 accumulation, weights and AdamW" : "f32",
+                c.reason.c_str(), o_.resume.empty() ? "" : ", as the checkpoint");
+}
+
 void TrainerImpl::report_validation(double val) {
   if (!o_.quiet)
     std::printf("step %5d | validation loss %.4f | perplexity %.2f | unigram baseline %.4f\n",
@@ -303,16 +329,19 @@ void TrainerImpl::report_validation(double val) {
 // says what the machine is and warns when sgemm is under half the FMA peak (a BLAS on generic
 // kernels). Every rank calls it (the sums are collective).
 void TrainerImpl::measure_peaks(bool startup) {
-  const double sgemm = measure_sgemm_gflops(1024, 2), fma = measure_fma_gflops(num_threads());
+  const double sgemm = measure_sgemm_gflops(1024, 2);
+  const double fma = precision_ == TrainPrecision::Bf16 ? measure_bf16_dot_gflops(num_threads())
+                                                        : measure_fma_gflops(num_threads());
   const double all_sgemm = dp_->sum(sgemm), all_fma = dp_->sum(fma);
   peak_gflops_ = startup ? all_sgemm : std::max(peak_gflops_, all_sgemm);
   fma_gflops_ = startup ? all_fma : std::max(fma_gflops_, all_fma);
   if (!startup || o_.quiet || dp_->rank() != 0) return;
-  std::printf("machine: %s, %d thread%s%s | %s | FMA peak %.0f GFLOP/s (%s) | sgemm %.0f GFLOP/s "
+  std::printf("machine: %s, %d thread%s%s | %s | %s peak %.0f GFLOP/s (%s) | sgemm %.0f GFLOP/s "
               "= %.0f%% of it\n", cpu_model_name().c_str(), num_threads(), num_threads() == 1 ? "" : "s",
               dp_->ranks() > 1 ? format(" per rank, {} ranks", dp_->ranks()).c_str() : "",
-              openblas_core_line().c_str(), fma, isa_name(kernel_isa()), sgemm, 100 * sgemm / fma);
-  if (sgemm < 0.5 * fma)
+              openblas_core_line().c_str(), peak_name(), fma, isa_name(kernel_isa()), sgemm,
+              100 * sgemm / fma);
+  if (sgemm < 0.5 * fma && precision_ == TrainPrecision::F32)
     std::printf("warning: sgemm reaches only %.0f%% of this CPU's FMA peak: OpenBLAS's %s kernels "
                 "are slow here (OPENBLAS_CORETYPE names another core); MFU below is given against "
                 "both\n", 100 * sgemm / fma, openblas_core().core.c_str());
@@ -326,6 +355,7 @@ TrainSummary TrainerImpl::summary(double loss, double val, double tokens) const 
   const double flops = s.tokens_per_second * train_flops_per_token(model_->config(), o_.seq_len);
   s.mfu = flops / (peak_gflops_ * 1e9), s.mfu_fma = flops / (fma_gflops_ * 1e9);
   s.parameters = model_->num_parameters();
+  s.precision = precision_name(precision_);
   return s;
 }
 

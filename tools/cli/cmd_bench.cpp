@@ -1,11 +1,13 @@
 // `llm0 bench train|generate`: like-for-like speed figures for the peer comparison
 // (scripts/bench_peers.sh, docs/performance.md).
 //   bench peak: the machine's ceilings per thread count (cmd_bench_peak.cpp).
-//   bench train --config C.json [--batch-size 8 --seq-len 256 --steps N --warmup 1]
+//   bench train --config C.json [--batch-size 8 --seq-len 256 --steps N --warmup 1
+//               --precision f32|bf16|auto]
 //     full training steps (zero_grad, forward, backward, AdamW) on synthetic tokens from random
 //     weights: tokens/s, achieved GFLOP/s by the PaLM formula (ledger/flops.h), the measured
 //     sgemm ceiling (ledger/sgemm_peak.h) and FMA peak (ledger/fma_peak.h); achieved / each is
-//     the model FLOPs utilisation (MFU).
+//     the model FLOPs utilisation (MFU). --precision as `llm0 train` (train/precision.h); in bf16
+//     the second ceiling is the BF16 dot-product peak (mfu_peak against it).
 //   bench generate --model DIR | --config C.json [--prompt-tokens 64 --gen-tokens 128]
 //     prefill of a P-token prompt and decode of G tokens with the KV cache (Model::forward_cached),
 //     timed as llama-bench's ppP / tgG: each from an empty cache, mean over --repeats after one
@@ -43,6 +45,7 @@
 #include "model/model.h"
 #include "ops/bf16_kernels.h"
 #include "train/adamw.h"
+#include "train/precision.h"
 
 namespace llm0::cli {
 
@@ -69,6 +72,7 @@ void emit(const nlohmann::json& j, bool as_json) {
 struct TrainBenchArgs {
   std::string config;
   int batch = 8, seq = 256, steps = 5, warmup = 1, sgemm_n = 2048;
+  std::string precision = "f32";
   bool json = false;
 };
 
@@ -79,6 +83,8 @@ void run_bench_train(const TrainBenchArgs& a) {
              a.seq, cfg.max_position_embeddings, a.config);
   Model model(cfg);
   init_weights(model, 1);
+  const PrecisionChoice prec = choose_precision(a.precision, cfg, a.batch * a.seq);
+  model.set_bf16_products(prec.precision == TrainPrecision::Bf16);
   AdamW opt(model.params());
   const size_t n = (size_t)a.batch * a.seq;
   std::vector<int> tokens(n), targets(n);
@@ -109,6 +115,8 @@ void run_bench_train(const TrainBenchArgs& a) {
                       {"gflops", gflops}, {"last_loss", loss}};
   j["openblas_core"] = openblas_core().core;
   j["kernel_isa"] = isa_name(kernel_isa());
+  j["precision"] = precision_name(prec.precision);
+  j["precision_reason"] = prec.reason;
   if (a.sgemm_n > 0) {
     const double peak = measure_sgemm_gflops(a.sgemm_n, 3), fma = measure_fma_gflops(num_threads());
     // MFU in CPU time (GFLOP per CPU-second, steps and sgemm alike): on cores shared with other
@@ -122,6 +130,13 @@ void run_bench_train(const TrainBenchArgs& a) {
     j["fma_peak_gflops"] = fma;
     j["mfu"] = gflops / peak;
     j["mfu_fma"] = gflops / fma;
+    if (prec.precision == TrainPrecision::Bf16) {  // MFU against the precision's own peak
+      const double bf16 = measure_bf16_dot_gflops(num_threads());
+      j["bf16_peak_gflops"] = bf16;
+      j["mfu_peak"] = gflops / bf16;
+    } else {
+      j["mfu_peak"] = gflops / fma;
+    }
   }
   emit(j, a.json);
 }
@@ -293,6 +308,8 @@ void register_bench(CLI::App& app) {
   tr->add_option("--batch-size", t.batch, "Sequences per step")->check(positive_check());
   tr->add_option("--seq-len", t.seq, "Tokens per sequence")->check(positive_check());
   tr->add_option("--steps", t.steps, "Timed steps")->check(positive_check());
+  tr->add_option("--precision", t.precision, "Matrix products: f32, bf16 or auto (as llm0 train)")
+      ->check(CLI::IsMember({"auto", "f32", "bf16"}))->capture_default_str();
   tr->add_option("--warmup", t.warmup, "Untimed steps first")->check(non_negative_check());
   tr->add_option("--sgemm-n", t.sgemm_n, "Size of the square sgemm for the ceiling (0 = skip)")
       ->check(non_negative_check());

@@ -53,6 +53,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--test-fault", o.test_fault, "Tests only: desync@STEP or die@STEP on the last rank")->group("");
   cmd->add_option("--moe-balance", o.moe_balance, "Mixture-of-experts load balancing: none, aux_loss (router_aux_loss_coef, default 0.001) or bias_update (noaux_tc routers); default: the config's moe_balance")->check(CLI::IsMember({"none", "aux_loss", "bias_update"}));
   cmd->add_option("--moe-bias-gamma", o.moe_bias_gamma, "Bias update speed γ of --moe-balance bias_update (refused with any other balancing)")->check(positive_check())->capture_default_str();
+  cmd->add_option("--precision", o.precision, "Matrix products: f32, bf16 (BF16 operands, float32 accumulation, weights and AdamW; needs AVX512_BF16) or auto (bf16 where this CPU has it and the run's products measure faster)")->check(CLI::IsMember({"auto", "f32", "bf16"}))->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
@@ -66,9 +67,9 @@ void register_train(CLI::App& app) {
     if (comm::rank() != 0) return;
     std::printf("done: %d/%d steps, %zu parameters | train loss %.4f | validation loss %.4f "
                 "(perplexity %.2f) vs unigram baseline %.4f | %.0f tok/s | MFU %.1f%% of sgemm, %.1f%% of "
-                "FMA peak\n", s.steps, s.total_steps, s.parameters, s.final_train_loss, s.final_val_loss,
+                "%s peak\n", s.steps, s.total_steps, s.parameters, s.final_train_loss, s.final_val_loss,
                 std::exp(s.final_val_loss), s.unigram_entropy, s.tokens_per_second, 100 * s.mfu,
-                100 * s.mfu_fma);
+                100 * s.mfu_fma, s.precision == "bf16" ? "BF16" : "FMA");
   });
 }
 

@@ -1,0 +1,114 @@
+// BF16 GEMM driver: blocking, packing (the rounding to bf16 happens here) and the thread split.
+// See bf16_gemm.h. Blocking (BLIS-style): K in blocks of KC; both operands are packed into k-pair
+// panels per K block (A: MR rows, B: NR columns, zero-padded), then each task (MC rows × one B
+// panel) runs its MR × NR tiles block by block: per K block the task's A slices (12 × 4 KiB)
+// stay in L1/L2 and its B panel slice (NR × KC bf16 = 16 KiB) in L1.
+#include "ops/bf16_gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/check.h"
+#include "core/cpu_features.h"
+#include "ops/bf16_gemm_kernel.h"
+
+namespace llm0 {
+
+namespace {
+using bf16_gemm_detail::MR;
+using bf16_gemm_detail::NR;
+constexpr int KC = 256;  // k per block (even)
+constexpr int MC = 96;   // rows of A per thread task (MC / MR panels)
+constexpr int PACK_ROWS = 64;  // rows per packing call: a transposed source row's 4 cache lines
+
+// Packs rows [0, rows) × k [k0, k0 + kc) of X into panels of P rows (zero-padded), PACK_ROWS rows
+// per call.
+void pack(uint16_t* dst, GemmOperand X, int rows, int k0, int kc, int P, bool fast) {
+  const int kp = (kc + 1) / 2, G = std::max(1, PACK_ROWS / P);  // panels per call
+  const int calls = (rows + G * P - 1) / (G * P);
+#pragma omp for schedule(static) nowait
+  for (int c = 0; c < calls; ++c) {
+    uint16_t* d = dst + (long)c * G * kp * P * 2;
+    const int r0 = c * G * P, n = std::min(G * P, rows - r0);
+    if (fast)
+      bf16_gemm_detail::pack_avx512bf16(d, X, r0, n, k0, kc, P);
+    else
+      bf16_gemm_detail::pack_scalar(d, X, r0, n, k0, kc, P);
+  }
+}
+}  // namespace
+
+bool gemm_bf16_fast() { return kernel_isa() == Isa::Avx512Bf16; }
+
+void gemm_bf16(float* C, long ldc, GemmOperand A, GemmOperand B, int M, int N, int K,
+               bool accumulate) {
+  const GemmOut out{C, ldc, B, N, accumulate};
+  gemm_bf16_shared_a(A, M, K, {&out, 1});
+}
+
+void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> outs) {
+  if (M <= 0) return;
+  if (K <= 0) {
+    for (const GemmOut& o : outs)
+      if (!o.accumulate)
+        for (int m = 0; m < M; ++m) std::fill(o.C + m * o.ldc, o.C + m * o.ldc + std::max(o.N, 0), 0.0f);
+    return;
+  }
+  const bool fast = gemm_bf16_fast();
+  // B panels of every product numbered one after another: product j owns [first[j], first[j + 1]).
+  constexpr int kMaxOuts = 8;
+  LLM0_CHECK(outs.size() <= (size_t)kMaxOuts, "gemm_bf16_shared_a: {} products, at most {}",
+             outs.size(), kMaxOuts);
+  int first[kMaxOuts + 1] = {0};
+  for (size_t j = 0; j < outs.size(); ++j)
+    first[j + 1] = first[j] + (std::max(outs[j].N, 0) + NR - 1) / NR;
+  const int nouts = (int)outs.size(), a_panels = (M + MR - 1) / MR, b_panels = first[nouts];
+  const int mc_panels = MC / MR, m_tasks = (a_panels + mc_panels - 1) / mc_panels;
+  const int kblocks = (K + KC - 1) / KC;
+  const long a_block = (long)a_panels * MR * KC, b_block = (long)b_panels * NR * KC;  // per K block
+  // Both operands packed whole (every K block) before any tile runs, so the product has one
+  // barrier: with more threads than free cores (a busy machine) each barrier costs a time slice.
+  // (thread_local: a name inside the parallel region would mean each worker's own copy, so the
+  // region reads them through the pointers.)
+  thread_local std::vector<uint16_t> a_store, b_store;
+  a_store.resize((size_t)(a_block * kblocks));
+  b_store.resize((size_t)(b_block * kblocks));
+  uint16_t* const Ap = a_store.data();
+  uint16_t* const Bp = b_store.data();
+#pragma omp parallel
+  {
+    for (int kb = 0; kb < kblocks; ++kb) {
+      const int k0 = kb * KC, kc = std::min(KC, K - k0), kp = (kc + 1) / 2;
+      pack(Ap + kb * a_block, A, M, k0, kc, MR, fast);
+      for (int j = 0; j < nouts; ++j)
+        pack(Bp + kb * b_block + (long)first[j] * kp * NR * 2, outs[j].B, outs[j].N, k0, kc, NR,
+             fast);
+    }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1) collapse(2)
+    for (int t = 0; t < m_tasks; ++t)
+      for (int nj = 0; nj < b_panels; ++nj) {
+        int j = 0;
+        while (nj >= first[j + 1]) ++j;
+        const GemmOut& o = outs[j];
+        const int n0 = (nj - first[j]) * NR, nn = std::min(NR, o.N - n0);
+        const int p_end = std::min(a_panels, (t + 1) * mc_panels);
+        for (int kb = 0; kb < kblocks; ++kb) {
+          const int kc = std::min(KC, K - kb * KC), kp = (kc + 1) / 2;
+          const uint16_t* bp = Bp + kb * b_block + (long)nj * kp * NR * 2;
+          for (int pi = t * mc_panels; pi < p_end; ++pi) {
+            const int m0 = pi * MR, mm = std::min(MR, M - m0);
+            const uint16_t* ap = Ap + kb * a_block + (long)pi * kp * MR * 2;
+            float* c = o.C + m0 * o.ldc + n0;
+            const bool acc = o.accumulate || kb > 0;
+            if (fast)
+              bf16_gemm_detail::tile_avx512bf16(c, o.ldc, ap, bp, kp, mm, nn, acc);
+            else
+              bf16_gemm_detail::tile_scalar(c, o.ldc, ap, bp, kp, mm, nn, acc);
+          }
+        }
+      }
+  }
+}
+
+}  // namespace llm0
