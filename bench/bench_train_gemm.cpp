@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "model/config.h"
+#include "config/config.h"
 #include "ops/bf16_gemm.h"
 #include "ops/bf16_kernels.h"
 
