@@ -25,7 +25,7 @@ build-cli: setup
 	@cmake --build $(BUILD) -j$(JOBS) --target llm0_cli
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	scripts/ctest.sh $(BUILD) --output-on-failure -j$(JOBS)
 
 # Every test program (ctest -L kernels) again at each LLM0_KERNEL level this CPU runs other than
 # the default, and with OpenBLAS forced to another core than its own (scripts/test_kernels.sh):
@@ -33,21 +33,16 @@ test: build
 test-kernels: build
 	@scripts/test_kernels.sh $(BUILD)
 
-# The same suite with two OpenMP threads in every test (thread-order bugs hide at one thread), one
-# test at a time so the two threads have the two cores; MPI tests are fixed at one thread per rank.
-# The peer and browser tests (other engines and the pages, end to end through the CLI; ~10 min one
-# at a time) run in `make test` only: the kernels and model code they reach are the test programs'
-# here at two threads.
-test-omp2: setup
-	@cmake -S . -B build-omp2 -DCMAKE_BUILD_TYPE=Release -DLLM0_TEST_THREADS=2 -DLLM0_BENCH=OFF >/dev/null
-	@cmake --build build-omp2 -j$(JOBS)
-	cd build-omp2 && ctest --output-on-failure -LE "mpi|peer|browser"
+# The same suite with two OpenMP threads in every test, on the Release build re-configured (no
+# second compile; scripts/test_omp2.sh says what runs and what does not).
+test-omp2: build
+	@BUILD=$(BUILD) scripts/test_omp2.sh
 
 # The same suite under AddressSanitizer + UBSan (Debug info, no -march=native).
 test-asan: setup
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM0_SANITIZE=ON -DLLM0_BENCH=OFF >/dev/null
 	@cmake --build build-asan -j$(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=0 scripts/ctest.sh build-asan --output-on-failure -j$(JOBS)
 
 # Every parser's libFuzzer harness (tests/fuzz/) for FUZZ_SECONDS each, clang-14 + ASan + UBSan,
 # in build-fuzz/; prints executions, exec/s, coverage and crashes per harness.
@@ -81,4 +76,4 @@ bench-serve: build
 	@BUILD=$(BUILD) scripts/bench_serve.sh
 
 clean:
-	rm -rf $(BUILD) build-asan build-omp2 build-fuzz
+	rm -rf $(BUILD) build-asan build-fuzz

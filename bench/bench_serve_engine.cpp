@@ -2,13 +2,13 @@
 // (serve/batch_engine.h) with 1, 4, 8 and 16 sequences decoding together — each step is ONE
 // ragged forward, so every weight is read once per step for all of them — on random-init models
 // of the default preset (configs/llm0-small.json, ~6M) and the ~30M preset (configs/llm0-30m.json).
-// Beside them, one stream through Model::forward_cached (the contiguous cache, matvec decode) as
-// the single-sequence engine's rate. The configurations run interleaved, round after round, and
+// Beside them, one stream through Model::forward_cached with the model's own one-page cache and
+// a default InferContext (fixed-order kernels, packed panels): what `llm0 generate` runs. The configurations run interleaved, round after round, and
 // the table gives medians (min–max) and the ratio to the engine's 1-stream rate, so load from
 // other processes hits all columns alike. A second table: prefill of a 200-token prompt (one
 // step), and on the ~30M preset of a 1,000-token prompt in 64-token steps (the server's
 // --prefill-chunk: its time to first token without the prefix cache), through the engine's
-// fixed-order kernels against Model::forward_cached (OpenBLAS sgemm, one call); a third: the
+// fixed-order kernels against Model::forward_cached in a BLAS context (OpenBLAS sgemm, one call); a third: the
 // fixed-order linear kernel against sgemm on one matrix at N = 1, 8, 64 rows.
 //   build/bench_serve_engine [--threads T=1] [--rounds R=5] [--steps K=32] [--prompt P=32]
 #include <omp.h>
@@ -26,6 +26,7 @@
 #include <cblas.h>
 
 #include "core/threads.h"
+#include "model/infer_context.h"
 #include "model/init.h"
 #include "model/model.h"
 #include "ops/linear_pack.h"
@@ -70,24 +71,26 @@ double engine_rate(Model& m, int streams, int P, int K) {
   return streams * K / (now() - t0);
 }
 
-// One stream through the contiguous cache (Model::forward_cached, matvec decode).
+// One stream through the model's own cache (Model::forward_cached in a default context, as
+// `llm0 generate`: fixed-order kernels on the model's packed panels).
 double contiguous_rate(Model& m, int P, int K) {
   const int V = m.config().vocab_size;
   ModelCache c = m.new_cache(P + K);
+  InferContext ctx(m);
   std::vector<int> prompt;
   for (int t = 0; t < P; ++t) prompt.push_back(token(0, t, V));
   std::vector<float> logits((size_t)V);
-  m.forward_cached(prompt.data(), P, c, logits.data(), true);
+  m.forward_cached(prompt.data(), P, c, ctx, logits.data(), true);
   const double t0 = now();
   for (int k = 0; k < K; ++k) {
     const int next = token(0, P + k, V);
-    m.forward_cached(&next, 1, c, logits.data(), true);
+    m.forward_cached(&next, 1, c, ctx, logits.data(), true);
   }
   return K / (now() - t0);
 }
 
 // Prefill tokens/s of one P-token prompt: the engine (steps of `chunk` tokens, fixed-order
-// kernels) or Model::forward_cached (one call, OpenBLAS sgemm).
+// kernels) or Model::forward_cached (one call, a BLAS context: OpenBLAS sgemm).
 double prefill_rate(Model& m, int P, int chunk, bool engine) {
   const int V = m.config().vocab_size;
   std::vector<int> prompt;
@@ -95,8 +98,10 @@ double prefill_rate(Model& m, int P, int chunk, bool engine) {
   std::vector<float> logits((size_t)V);
   if (!engine) {
     ModelCache c = m.new_cache(P);
+    InferContext ctx(m);
+    ctx.set_fixed_order(false);
     const double t0 = now();
-    m.forward_cached(prompt.data(), P, c, logits.data(), true);
+    m.forward_cached(prompt.data(), P, c, ctx, logits.data(), true);
     return P / (now() - t0);
   }
   BatchEngineOptions o;
@@ -119,12 +124,11 @@ double prefill_rate(Model& m, int P, int chunk, bool engine) {
 double linear_gflops(int N, bool rows) {
   const int I = 512, O = 1536, reps = 50;
   std::vector<float> x((size_t)N * I, 0.5f), W((size_t)O * I, 0.25f), y((size_t)N * O);
-  PackedWeights panels;  // as the engine: W packed once (here, untimed)
-  UsePackedWeights use(panels);
-  panels.get(Weight(W.data()), I, O);
+  const LinearMap map{Weight(W.data()), I, O};
+  const PackedWeights panels(std::span<const LinearMap>(&map, 1));  // as the engine: packed once
   const double t0 = now();
   for (int k = 0; k < reps; ++k)
-    if (rows) linear_rows(y.data(), x.data(), Weight(W.data()), nullptr, N, I, O);
+    if (rows) linear_rows(y.data(), x.data(), Weight(W.data()), nullptr, N, I, O, &panels);
     else cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x.data(), I, W.data(),
                      I, 0.0f, y.data(), O);
   return 2.0 * N * I * O * reps / (now() - t0) / 1e9;

@@ -34,9 +34,10 @@ MODELS=${MODELS:-"1m 10m 30m"}
 declare -A CONFIG=([small]=configs/llm0-small.json [1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json
                    [small-swa]=configs/llm0-small-swa.json [small-mla]=configs/llm0-small-mla.json
                    [small-moe]=configs/llm0-small-moe.json [small-qwen3moe]=configs/bench-qwen3moe.json
-                   [small-hybrid]=configs/llm0-small-hybrid.json [small-hybrid-moe]=configs/llm0-small-hybrid-moe.json)
+                   [small-hybrid]=configs/llm0-small-hybrid.json [small-hybrid-moe]=configs/llm0-small-hybrid-moe.json
+                   [small-shared-kv]=configs/llm0-shared-kv.json)
 declare -A STEPS=([small]=3 [1m]=${STEPS_1M:-8} [10m]=${STEPS_10M:-3} [30m]=${STEPS_30M:-2} [small-swa]=3 [small-mla]=3
-                  [small-moe]=3 [small-qwen3moe]=3 [small-hybrid]=3 [small-hybrid-moe]=3)
+                  [small-moe]=3 [small-qwen3moe]=3 [small-hybrid]=3 [small-hybrid-moe]=3 [small-shared-kv]=3)
 # small-swa (sliding windows + sinks) and small-moe (qwen2_moe: a gated shared expert) have no
 # llama.cpp counterpart in the exported GGUF: they are compared for training only; small-mla runs
 # against llama.cpp's deepseek2 and small-qwen3moe (8 experts, top 2, every layer MoE) against its
@@ -45,7 +46,9 @@ declare -A STEPS=([small]=3 [1m]=${STEPS_1M:-8} [10m]=${STEPS_10M:-3} [30m]=${ST
 # layers, so training only (MODELS="small-hybrid"; the twin's delta rule is a per-token loop);
 # small-hybrid-moe (the same with experts and the gated shared expert) runs against llama.cpp's
 # qwen3next too (its decode at contexts 256 and 4,096: scripts/bench_peer_context.sh).
-has_infer() { case "$1" in small-swa|small-moe|small-hybrid) return 1 ;; *) return 0 ;; esac; }
+# small-shared-kv (llm0's shared-KV attention: one row per KV head is K and V) has no llama.cpp
+# architecture (`llm0 export gguf` refuses it): training only, against the twin's shared-KV layer.
+has_infer() { case "$1" in small-swa|small-moe|small-hybrid|small-shared-kv) return 1 ;; *) return 0 ;; esac; }
 any_infer=false
 for m in $MODELS; do
   [ -n "${CONFIG[$m]:-}" ] || { echo "bench_peers.sh: unknown model $m (one of ${!CONFIG[*]})" >&2; exit 1; }

@@ -3,6 +3,7 @@
 #pragma once
 #include <random>
 #include <string>
+#include <vector>
 
 #include "model/model.h"
 
@@ -44,6 +45,20 @@ inline ModelConfig sliding_config(int W, std::vector<int> slides, bool sinks, bo
   for (size_t il = 0; il < slides.size(); ++il)
     if (slides[il]) c.layers[il] = {LayerKind::SlidingAttention, W};
   if (qwen2) c.model_type = "qwen2";
+  c.validate();
+  return c;
+}
+
+/// tiny_config (GQA 4/2, head_dim 24, partial rotary 0.5: R = 12) with shared-KV attention layers
+/// (layers/shared_kv_attention.h): layer il is shared_kv_attention when `shared` has a 1 at il,
+/// else full attention; optional attention sinks.
+inline ModelConfig shared_kv_model_config(std::vector<int> shared, bool sinks) {
+  ModelConfig c = tiny_config(Heads::GQA, PositionKind::Rope, 0.5, false);
+  c.num_hidden_layers = (int)shared.size();
+  c.attention_sinks = sinks;
+  c.layers.assign(shared.size(), LayerConfig{});
+  for (size_t il = 0; il < shared.size(); ++il)
+    if (shared[il]) c.layers[il].kind = LayerKind::SharedKvAttention;
   c.validate();
   return c;
 }

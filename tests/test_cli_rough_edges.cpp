@@ -282,6 +282,11 @@ TEST_F(CliRoughEdges, CommandLineParseErrorsReadLikeEveryOtherError) {
     EXPECT_NE(r.err.find("(see `llm0 forward --help`)"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+  // convert's --dtype names its choices, not CLI11's internal mapping ("{bf16->2,...}").
+  const CmdOut dtype = cli("convert --model " + ckpt + " --output " + (dir / "c").string() + " --dtype f8");
+  EXPECT_EQ(dtype.rc, 1);
+  EXPECT_NE(dtype.err.find("--dtype: f8 not in {f32,bf16,f16}"), std::string::npos) << dtype.err;
+  EXPECT_EQ(dtype.err.find("->"), std::string::npos) << dtype.err;
   const CmdOut none = cli("");
   EXPECT_EQ(none.rc, 1);
   EXPECT_EQ(none.err.rfind("llm0: error: ", 0), 0u) << none.err;

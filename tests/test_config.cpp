@@ -163,6 +163,32 @@ TEST(Config, WhatTheEngineCannotRunIsRefusedByName) {
   expect_error(j, "attention_sinks");
 }
 
+// The kind table (config/layer_kind.h) is the one list of names: every name it lists selects its
+// kind and is written back by to_json; an unknown name is refused with the table's list; the
+// kind set by model_type (MLA) is not a name layer_types can choose.
+TEST(Config, LayerTypesNamesComeFromTheKindTable) {
+  for (const LayerKindInfo& k : kLayerKinds) {
+    SCOPED_TRACE(k.layer_type);
+    EXPECT_EQ(layer_kind_info(k.kind).display, k.display);
+    if (k.by_model_type) {
+      EXPECT_NE(layer_kind_named(k.layer_type), k.kind);
+      continue;
+    }
+    EXPECT_EQ(layer_kind_named(k.layer_type), k.kind);
+    EXPECT_NE(layer_type_names().find(k.layer_type), std::string::npos);
+  }
+  EXPECT_EQ(layer_type_names(), "full_attention, sliding_attention, linear_attention, "
+                                "shared_kv_attention (llm0 extension)");
+  nlohmann::json j = base();
+  j["layer_types"] = {"full_attention", "shared_kv_attention"};
+  const ModelConfig c = ModelConfig::from_json(j);
+  EXPECT_EQ(c.layer(1).kind, LayerKind::SharedKvAttention);
+  EXPECT_EQ(c.to_json()["layer_types"], j["layer_types"]);
+  EXPECT_FALSE(ModelConfig::from_json(base()).to_json().contains("layer_types"));  // all full
+  j["layer_types"] = {"full_attention", "latent_attention"};
+  expect_error(j, "layer_types[1] = \"latent_attention\" is not one of " + layer_type_names());
+}
+
 // deepseek_v2 / v3: MLA sizes read verbatim, dense configs run, YaRN rope_scaling refused.
 TEST(Config, DeepSeekLatentAttentionConfigs) {
   nlohmann::json j = base();
@@ -207,9 +233,9 @@ TEST(Config, DeepSeekLatentAttentionConfigs) {
   // MLA layers are full attention: a sliding or linear layer is refused by its own kind.
   j.erase("rope_scaling"), j.erase("rope_interleave");
   j["layer_types"] = {"full_attention", "linear_attention"};
-  expect_error(j, "layer 1 is a linear-attention layer");
+  expect_error(j, "layer 1 is a linear attention layer (layer_types \"linear_attention\")");
   j["layer_types"] = {"sliding_attention", "full_attention"}, j["sliding_window"] = 4;
-  expect_error(j, "layer 0 is a sliding-window layer");
+  expect_error(j, "layer 0 is a sliding-window attention layer (layer_types \"sliding_attention\")");
 }
 
 // Every public config in configs/reference/ is either run by the engine (it parses into a

@@ -403,6 +403,21 @@ TEST(GgufExport, RefusesWhatLlamaCppCannotRepresent) {
   }
 }
 
+// A layer kind llama.cpp has in no architecture (llm0's shared-KV attention) is refused by its
+// name before anything is read or written, not at its first tensor ("kv_proj.weight has no
+// llama.cpp tensor name"): a full checkpoint (weights and tokenizer) leaves no output file.
+TEST(GgufExport, RefusesAKindLlamaCppLacksByItsNameUpFront) {
+  nlohmann::json j = export_config("llama", false).to_json();
+  j["layer_types"] = {"full_attention", "shared_kv_attention"};
+  const std::string dir = make_checkpoint(ModelConfig::from_json(j), "shared_kv", true);
+  const std::string out = temp_path("shared_kv.gguf");
+  const std::string msg = error_of([&] { export_gguf(dir, out); });
+  EXPECT_NE(msg.find("layer 1 is shared-KV attention (layer_types \"shared_kv_attention\"), "
+                     "which llama.cpp has in no architecture"), std::string::npos) << msg;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+}
+
 TEST(GgufExport, MissingTokenizerAndUnwritableOutputLeaveNothing) {
   const std::string bare = make_checkpoint(export_config("llama", false), "bare", false);
   const std::string out = temp_path("bare.gguf");

@@ -140,6 +140,7 @@ TEST(KvLedger, Qwen3DenseAndMoe) {
 TEST(KvLedger, Qwen3Next80B) {
   const KvLedger l = load("qwen3-next-80b-a3b.json");
   EXPECT_TRUE(l.hybrid);
+  EXPECT_EQ(l.attention, "hybrid: GQA + linear attention");
   EXPECT_EQ(layers_of(l, "full_attention"), 12);
   EXPECT_EQ(layers_of(l, "linear_attention"), 36);
   EXPECT_EQ(l.kv_bytes_per_token, 24576u);
@@ -147,6 +148,27 @@ TEST(KvLedger, Qwen3Next80B) {
   EXPECT_EQ(l.conv_channels, 2 * 16 * 128 + 32 * 128);
   EXPECT_EQ(l.conv_window_positions, 3);
   EXPECT_EQ(l.conv_state_bytes, 36u * 8192 * 3 * 2);
+}
+
+// A kind with no field formula (llm0's shared-KV attention) is counted by its mixer's CacheSpec:
+// Hkv·D numbers per token and layer (one row is K and V), half of the GQA preset's 2·Hkv·D; the
+// summary names the kind from the layers (it said "GQA" when the fields alone were read).
+TEST(KvLedger, SharedKvFromTheMixersCacheSpec) {
+  const std::string path = std::string(LLM0_SOURCE_DIR) + "/configs/llm0-shared-kv.json";
+  const KvLedger l = kv_ledger_from_file(path, {});
+  EXPECT_EQ(layers_of(l, "shared_kv_attention"), 6);
+  EXPECT_EQ(l.kv_bytes_per_token, 6u * 2 * 32 * 2);  // L × Hkv × D × 2 B (bf16)
+  EXPECT_EQ(l.attention, "shared-KV attention");
+  EXPECT_FALSE(l.hybrid);
+  EXPECT_NE(l.groups[0].formula.find("one K row of 64 numbers, no V row"), std::string::npos)
+      << l.groups[0].formula;
+  KvOptions mha = as("mha");
+  EXPECT_EQ(kv_ledger_from_file(path, mha).kv_bytes_per_token, 6u * 8 * 32 * 2);  // Hkv = H
+  nlohmann::json c = nlohmann::json::parse(std::ifstream(path));
+  c["layer_types"][1] = "full_attention";
+  const KvLedger mixed = kv_ledger(c, {}, "mixed.json");
+  EXPECT_EQ(mixed.attention, "mixed: shared-KV attention + GQA");
+  EXPECT_EQ(mixed.kv_bytes_per_token, 5u * 2 * 32 * 2 + 2u * 2 * 32 * 2);
 }
 
 TEST(KvLedger, CourseAnchor) {

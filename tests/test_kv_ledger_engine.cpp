@@ -1,7 +1,9 @@
 // The ledger and the engine agree (DESIGN.md "The layer interface"): for the same config and
 // length, the bytes the engine's cache really holds (float32, and bfloat16 with --kv-dtype bf16)
-// equal what `llm0 kv` computes from the config.json with --dtype fp32 / bf16 --context L — for
-// MHA, GQA and MQA, MLA, sliding layers, and for the default preset at its full context.
+// equal what `llm0 kv` computes from the config.json with --dtype fp32 / bf16 --context L. Every
+// kind at every length is in the kind table (tests/kinds/, test_kinds_ledger); here: the default
+// preset at its full context, a Gated DeltaNet state by its closed form, the sliding rings'
+// allocation, and `llm0 bench context` on a checkpoint.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,6 +13,7 @@
 
 #include "io/checkpoint.h"
 #include "ledger/kv_ledger.h"
+#include "model/infer_context.h"
 #include "model/init.h"
 #include "model_fixtures.h"
 #include "test_util.h"
@@ -27,10 +30,11 @@ void expect_ledger_equals_engine(const ModelConfig& c, int L) {
   init_weights(m, 1);
   m.set_kv_dtype(engine);
   ModelCache cache = m.new_cache();
+  InferContext ctx(m);
   std::vector<int> tokens((size_t)L);
   for (int t = 0; t < L; ++t) tokens[(size_t)t] = (t * 7) % c.vocab_size;
   std::vector<float> logits((size_t)c.vocab_size);
-  m.forward_cached(tokens.data(), L, cache, logits.data(), /*last_only=*/true);
+  m.forward_cached(tokens.data(), L, cache, ctx, logits.data(), /*last_only=*/true);
   KvOptions opt;
   opt.dtype = ledger, opt.context = L;
   const KvLedger k = kv_ledger(c.to_json(), opt);
@@ -40,27 +44,8 @@ void expect_ledger_equals_engine(const ModelConfig& c, int L) {
 }
 }  // namespace
 
-TEST(KvLedgerEngine, CacheBytesEqualTheLedgerForEveryAttentionKind) {
-  for (Heads h : {Heads::MHA, Heads::GQA, Heads::MQA})
-    expect_ledger_equals_engine(tiny_config(h, PositionKind::Rope, 1.0, false), 37);
-}
-
-// MLA: the latent cache holds kv_lora_rank + qk_rope_head_dim floats per layer per token.
-TEST(KvLedgerEngine, LatentCacheBytesEqualTheLedger) {
-  for (int qr : {0, 9}) {
-    expect_ledger_equals_engine(mla_model_config(qr), 23);
-    const ModelConfig c = mla_model_config(qr);
-    EXPECT_EQ(kv_ledger(c.to_json(), {}).attention_kind, AttentionKind::kMLA);
-  }
-}
-
-// Gated DeltaNet hybrids: KV per token for the full layers plus the fixed state (S and the conv
-// window) of the linear ones, at every length.
-TEST(KvLedgerEngine, HybridStateAndKvEqualTheLedger) {
-  for (int L : {1, 5, 40}) {
-    expect_ledger_equals_engine(hybrid_config({1, 1, 1, 0}, /*qwen3_next=*/true), L);
-    expect_ledger_equals_engine(hybrid_config({1, 1}, /*qwen3_next=*/true), L);
-  }
+// Gated DeltaNet: the ledger's recurrent state is nv · dk · dv float32 numbers per linear layer.
+TEST(KvLedgerEngine, LinearStateBytesByTheirClosedForm) {
   const ModelConfig c = hybrid_config({1, 0}, true);
   const KvLedger k = kv_ledger(c.to_json(), KvOptions{});
   EXPECT_EQ(k.linear_state_bytes, 4u * 6 * 5 * 4) << "nv · dk · dv · 4 B";
@@ -81,11 +66,12 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
   init_weights(m, 1);
   m.set_kv_dtype(engine);
   ModelCache cache = m.new_cache();
+  InferContext ctx(m);
   std::vector<float> logits((size_t)c.vocab_size);
   size_t at_w = 0;
   for (int n = 1; n <= 18; ++n) {
     const int tok = (n * 5) % c.vocab_size;
-    m.forward_cached(&tok, 1, cache, logits.data(), true);
+    m.forward_cached(&tok, 1, cache, ctx, logits.data(), true);
     KvOptions opt;
     opt.dtype = ledger, opt.context = n;
     const KvLedger k = kv_ledger(c.to_json(), opt);

@@ -233,7 +233,9 @@ TEST(LayersGatedDeltaNet, CachedEqualsFullForward) {
     std::vector<float> sbuf(GatedDeltaNetSaved::floats(c, 1, n));
     GatedDeltaNetSaved si;
     si.bind(sbuf.data(), c, 1, n);
-    l.forward_cached(x.data() + (size_t)pos * kC, n, pos, cache, si, y.data() + (size_t)pos * kC);
+    const BatchSegment seg{0, n, pos, &cache};  // BLAS order: the chunked form for n > 1
+    l.forward_cached(x.data() + (size_t)pos * kC, n, std::span(&seg, 1), si, InferOptions{},
+                     y.data() + (size_t)pos * kC);
     pos += n;
     EXPECT_EQ(cache.length(), pos);
     EXPECT_EQ(cache.bytes_in_use(), bytes) << "the state does not grow with the context";
@@ -243,7 +245,9 @@ TEST(LayersGatedDeltaNet, CachedEqualsFullForward) {
   std::vector<float> sbuf(GatedDeltaNetSaved::floats(c, 1, 1));
   GatedDeltaNetSaved si;
   si.bind(sbuf.data(), c, 1, 1);
-  EXPECT_THROW(l.forward_cached(x.data(), 1, pos + 1, cache, si, y.data()), Error);
+  const BatchSegment wrong{0, 1, pos + 1, &cache};
+  EXPECT_THROW(l.forward_cached(x.data(), 1, std::span(&wrong, 1), si, InferOptions{}, y.data()),
+               Error);
 }
 
 }  // namespace

@@ -124,18 +124,22 @@ struct Harness {
   std::vector<float> cached(const std::vector<float>& x, int T, std::vector<int> chunks,
                             MlaDecode form, WorkCounters* out = nullptr) {
     const int C = cfg.hidden_size;
-    LatentCache cache(64, r, cfg.mla.qk_rope_head_dim);
+    PagedKvCache cache(64, PageRows{R, 0}, CacheDtype::F32);  // latent rows [c | k_pe], no V
     std::vector<float> q(64 * H * D), cq(64 * std::max(qr, 1)), cqn(cq.size()), kv_a(64 * R),
         c_raw(64 * r), c(64 * r), attn(64 * H * dv), q_abs(64 * H * R), o_lat(64 * H * r),
-        kv(64 * H * E), k(64 * H * D), v(64 * H * dv), y((size_t)T * C);
-    MlaInferScratch g{q.data(), cq.data(), cqn.data(), kv_a.data(), c_raw.data(), c.data(),
-                      attn.data(), q_abs.data(), o_lat.data(), kv.data(), k.data(), v.data()};
+        lat(64 * R), kv(64 * H * E), k(64 * H * D), v(64 * H * dv), y((size_t)T * C);
+    MlaInferScratch g{q.data(),     cq.data(),    cqn.data(),  kv_a.data(), c_raw.data(),
+                      c.data(),     attn.data(),  q_abs.data(), o_lat.data(), lat.data(),
+                      kv.data(),    k.data(),     v.data()};
+    InferOptions opt;
+    opt.mla_decode = form;
     WorkCounters counters;
     std::vector<int> pos(64);
     for (int i = 0; i < 64; ++i) pos[(size_t)i] = i;
     for (size_t i = 0, t = 0; (int)t < T; ++i) {
       const int n = std::min(i < chunks.size() ? chunks[i] : 1, T - (int)t);
-      layer.forward_cached(x.data() + t * C, n, (int)t, pos.data() + t, cache, g, form,
+      const BatchSegment seg{0, n, (int)t, &cache};
+      layer.forward_cached(x.data() + t * C, n, pos.data() + t, std::span(&seg, 1), g, opt,
                            y.data() + t * C, counters);
       t += (size_t)n;
     }

@@ -23,11 +23,13 @@ using nlohmann::json;
 void expect_reference_weights(const Model& m, const json& layer, int il, int T) {
   const ModelConfig& c = m.config();
   const LayerKind kind = c.layers.empty() ? LayerKind::FullAttention : c.layers[(size_t)il].kind;
-  const BlockSaved& s = m.saved(il);
+  const SavedAttention s = m.saved_attention(il);
   const bool mla = kind == LayerKind::LatentAttention;
   const int H = c.num_attention_heads, Hkv = mla ? H : c.num_key_value_heads;
   const int D = mla ? c.mla.qk_head_dim() : c.head_dim, W = layer["sliding_window"].get<int>();
-  const float *q = mla ? s.mla.q : s.attn.q, *k = mla ? s.mla.k : s.attn.k;
+  ASSERT_EQ(s.Hkv, Hkv);
+  ASSERT_EQ(s.D, D);
+  const float *q = s.q, *k = s.k;
   const std::string sink_name = "model.layers." + std::to_string(il) + ".self_attn.sinks";
   const float* sinks = m.params().has(sink_name) ? m.params().value(sink_name) : nullptr;  // gpt-oss
   ASSERT_EQ((int)layer["heads"].size(), H);

@@ -3,7 +3,7 @@
 // the element's defining chain of scalar fused multiply-adds (bitwise, for the FMA versions),
 // each row bitwise independent of N and of its place among the rows, every version this CPU runs
 // bitwise equal to the default one (the baseline without FMA: against the reference), 1 vs 2
-// threads, the packed store, and the RowIndependentLinear routing. Every dimension differs:
+// threads, the packed store, and linear_forward's routing by the caller's LinearKernel. Every dimension differs:
 // I not a multiple of 16, O not a multiple of the panel, N = 1, 5, 67 and 80 (past a row block).
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -49,9 +49,11 @@ Case make_case(int N, int I, int O, bool bf16, unsigned seed) {
   return c;
 }
 
-std::vector<float> run(const Case& c, bool bf16, bool bias, int N, int I, int O) {
+// linear_rows reading panels from `store` (null: packed for this call).
+std::vector<float> run(const Case& c, bool bf16, bool bias, int N, int I, int O,
+                       const PackedWeights* store = nullptr) {
   std::vector<float> y((size_t)N * O, NAN);
-  linear_rows(y.data(), c.x.data(), c.w(bf16), bias ? c.b.data() : nullptr, N, I, O);
+  linear_rows(y.data(), c.x.data(), c.w(bf16), bias ? c.b.data() : nullptr, N, I, O, store);
   return y;
 }
 
@@ -149,22 +151,25 @@ TEST(LinearRows, VersionsAndThreadsGiveTheSameBits) {
     }
 }
 
-// The engine's store: packed once per matrix and shape, the same bits as packing per call.
+// The model's store: packed once per matrix and shape, the same bits as packing per call; a map it
+// was not built with is refused by name, not packed.
 TEST(LinearRows, PackedStoreGivesTheSameBitsAndPacksOnce) {
   const int N = 5;
   const Case c = make_case(N, kI, kO, false, 13);
   const std::vector<float> direct = run(c, false, true, N, kI, kO);
-  PackedWeights store;
-  {
-    UsePackedWeights use(store);
-    EXPECT_EQ(packed_weights(), &store);
-    for (int rep = 0; rep < 2; ++rep)
-      EXPECT_TRUE(same_bits(run(c, false, true, N, kI, kO).data(), direct.data(), direct.size()));
-    run(c, true, true, N, kI, kO);     // the BF16 copy: a second matrix
-    run(c, false, true, N, kI, 100);   // the first 100 rows as another shape: a third
-  }
-  EXPECT_EQ(packed_weights(), nullptr);
+  const LinearMap maps[] = {{c.w(false), kI, kO},
+                            {c.w(true), kI, kO},    // the BF16 copy: a second matrix
+                            {c.w(false), kI, 100},  // the first 100 rows as another shape: a third
+                            {c.w(false), kI, kO}};  // listed twice: packed once
+  const PackedWeights store(maps);
+  for (int rep = 0; rep < 2; ++rep)
+    EXPECT_TRUE(same_bits(run(c, false, true, N, kI, kO, &store).data(), direct.data(),
+                          direct.size()));
+  const std::vector<float> first = run(c, false, true, N, kI, 100);
+  EXPECT_TRUE(same_bits(run(c, false, true, N, kI, 100, &store).data(), first.data(), first.size()));
   EXPECT_EQ(store.size(), 3u);
+  EXPECT_THROW(run(c, false, true, N, kI, 99, &store), Error);  // a shape it does not hold
+  EXPECT_THROW(run(make_case(N, kI, kO, false, 14), false, true, N, kI, kO, &store), Error);
   const size_t panels = (size_t)(kO + kLinearPanel - 1) / kLinearPanel;
   EXPECT_EQ(store.bytes(), panels * kI * kLinearPanel * (4 + 2) + 2 * kI * kLinearPanel * 4);
   const PackedLinear& p = store.get(Weight(c.W.data()), kI, kO);
@@ -173,15 +178,19 @@ TEST(LinearRows, PackedStoreGivesTheSameBitsAndPacksOnce) {
   EXPECT_EQ(d[((size_t)1 * kI + 2) * kLinearPanel + 3], c.W[(size_t)(64 + 3) * kI + 2]);
   EXPECT_EQ(d[((size_t)2 * kI + 5) * kLinearPanel + (kO - 128)], 0.0f);
   EXPECT_THROW(pack_linear(Weight(), 3, 4), Error);
+  const LinearMap empty{Weight(c.W.data()), kI, 0};
+  EXPECT_THROW(PackedWeights(std::span<const LinearMap>(&empty, 1)), Error);
 }
 
-// The store's copies lie one after another in first-use order (64-byte aligned) from a 2 MiB
-// aligned chunk of huge pages; a matrix larger than a chunk (32 MiB) gets a fresh chunk of whole
-// 2 MiB pages, whose rest the next copies fill.
-TEST(LinearRows, PackedStoreLaysCopiesOutInFirstUseOrder) {
+// The store's copies lie one after another in the order of its list (64-byte aligned) from a
+// 2 MiB aligned chunk of huge pages; a matrix larger than a chunk (32 MiB) gets a fresh chunk of
+// whole 2 MiB pages, whose rest the next copies fill.
+TEST(LinearRows, PackedStoreLaysCopiesOutInListOrder) {
   const int I = 37, O = 70, BigI = 4096, BigO = 2100;  // big: 4096 · 2112 · 4 bytes > 32 MiB
   std::vector<float> a((size_t)I * O, 0.5f), b((size_t)I * O, 0.25f), big((size_t)BigI * BigO, 1.0f);
-  PackedWeights store;
+  const LinearMap maps[] = {{Weight(a.data()), I, O}, {Weight(b.data()), I, O},
+                            {Weight(big.data()), BigI, BigO}, {Weight(a.data()), I, 60}};
+  const PackedWeights store(maps);
   const auto addr = [](const PackedLinear& p) { return reinterpret_cast<uintptr_t>(p.data.get()); };
   const uintptr_t pa = addr(store.get(Weight(a.data()), I, O));
   const uintptr_t pb = addr(store.get(Weight(b.data()), I, O));
@@ -198,28 +207,35 @@ TEST(LinearRows, PackedStoreLaysCopiesOutInFirstUseOrder) {
   // The packed values are right wherever they lie: y = W x through the store vs without.
   std::vector<float> x((size_t)BigI, 0.001f), y1((size_t)BigO), y2((size_t)BigO);
   linear_rows(y1.data(), x.data(), Weight(big.data()), nullptr, 1, BigI, BigO);
-  {
-    UsePackedWeights use(store);
-    linear_rows(y2.data(), x.data(), Weight(big.data()), nullptr, 1, BigI, BigO);
-  }
+  linear_rows(y2.data(), x.data(), Weight(big.data()), nullptr, 1, BigI, BigO, &store);
   EXPECT_EQ(y1, y2);
   EXPECT_EQ(store.size(), 4u);
 }
 
-// Inside a RowIndependentLinear scope, linear_forward (and its N = 1 matvec) runs linear_rows.
-TEST(LinearRows, RowIndependentScopeRoutesLinearForward) {
+// A LinearKernel with fixed_order routes linear_forward (N rows and N = 1) and
+// linear_forward_group through linear_rows, from the kernel's panels when it names a store.
+TEST(LinearRows, FixedOrderKernelRoutesLinearForward) {
   const int N = 9;
   for (bool bf16 : {false, true}) {
     const Case c = make_case(N, kI, kO, bf16, 17);
     const std::vector<float> y = run(c, bf16, true, N, kI, kO);
-    RowIndependentLinear scope;
-    std::vector<float> via(y.size());
-    linear_forward(via.data(), c.x.data(), c.w(bf16), c.b.data(), N, kI, kO);
-    EXPECT_TRUE(same_bits(via.data(), y.data(), y.size()));
-    linear_forward(via.data(), c.x.data() + 4 * kI, c.w(bf16), c.b.data(), 1, kI, kO);
-    EXPECT_TRUE(same_bits(via.data(), y.data() + 4 * kO, kO));
+    const LinearMap map{c.w(bf16), kI, kO};
+    const PackedWeights store(std::span<const LinearMap>(&map, 1));
+    for (const LinearKernel k : {LinearKernel{true, nullptr}, LinearKernel{true, &store}}) {
+      std::vector<float> via(y.size());
+      linear_forward(via.data(), c.x.data(), c.w(bf16), c.b.data(), N, kI, kO, k);
+      EXPECT_TRUE(same_bits(via.data(), y.data(), y.size()));
+      linear_forward(via.data(), c.x.data() + 4 * kI, c.w(bf16), c.b.data(), 1, kI, kO, k);
+      EXPECT_TRUE(same_bits(via.data(), y.data() + 4 * kO, kO));
+      const LinearOut one[] = {{via.data(), c.w(bf16), c.b.data(), kO}};
+      linear_forward_group(one, c.x.data() + 4 * kI, 1, kI, k);
+      EXPECT_TRUE(same_bits(via.data(), y.data() + 4 * kO, kO));
+    }
+    std::vector<float> out((size_t)kO);  // a store without the matrix: refused, never packed
+    const PackedWeights other;
+    EXPECT_THROW(linear_forward(out.data(), c.x.data(), c.w(bf16), nullptr, 1, kI, kO,
+                                LinearKernel{true, &other}), Error);
   }
-  EXPECT_FALSE(row_independent_linear());
 }
 
 }  // namespace

@@ -60,13 +60,17 @@ void rounded_random_weights(Model& m, unsigned seed) {
     }
 }
 
+// Through `llm0 forward --chunks`' path in a context of BLAS kernels, or the fixed order.
 std::vector<float> logits_of(const ModelConfig& c, bool bf16_weights, CacheDtype kv,
-                             const std::vector<int>& tokens, const std::vector<int>& chunks) {
+                             const std::vector<int>& tokens, const std::vector<int>& chunks,
+                             bool fixed_order = false) {
   Model m(c);
   rounded_random_weights(m, 5);
   if (bf16_weights) m.use_bf16_weights();
   m.set_kv_dtype(kv);
-  return chunked_forward(m, tokens, chunks);
+  InferContext ctx(m);
+  ctx.set_fixed_order(fixed_order);
+  return chunked_forward(m, ctx, tokens, chunks);
 }
 
 double max_abs(const std::vector<float>& v) {
@@ -117,7 +121,7 @@ TEST(ModelBf16, Bf16CacheDiffersFromFloat32CacheByABoundedAmount) {
     // round to nearest). 2e-2 = 5u of the logit scale is a sanity bound (a wrong row or an
     // unrounded one is far outside it), not a derived one: how far u travels through softmax and
     // two layers depends on the weights. The exact effect is checked elsewhere, in the same order:
-    // the chunked and one-prefill BF16 runs below and BatchEngine.StepLogitsEqualTheContiguousCache.
+    // the chunked and one-prefill BF16 runs below and test_kinds_batch (BF16 caches, every kind).
     EXPECT_LT(diff, 2e-2 * scale) << c.name;
   }
 }
@@ -131,7 +135,7 @@ TEST(ModelBf16, Bf16CacheDiffersFromFloat32CacheByABoundedAmount) {
 // to the neighbouring value (one BF16 ulp, up to 2⁻⁷ of it), and in the MoE rows that can move a
 // token to another expert (a jump; see Bf16CacheDiffersFromFloat32CacheByABoundedAmount) — the
 // former bound of 2e-3, measured on one CPU, held by luck of the BLAS core. So both runs take the
-// serving engine's fixed order (RowIndependentLinear: every row's numbers in one order whatever
+// serving engine's fixed order (the context's fixed_order: every row's numbers in one order whatever
 // the chunk) and must agree bitwise: what chunking could break in a BF16 cache (rows rounded
 // twice or not at all, a chunk reading unrounded rows, a wrong append position) changes bits.
 TEST(ModelBf16, ChunkedCachedPathMatchesOnePrefillWithBf16Weights) {
@@ -139,13 +143,11 @@ TEST(ModelBf16, ChunkedCachedPathMatchesOnePrefillWithBf16Weights) {
     for (CacheDtype kv : {CacheDtype::F32, CacheDtype::BF16}) {
       SCOPED_TRACE(std::string(c.name) + " kv=" + cache_dtype_name(kv));
       const bool same_order = kv == CacheDtype::BF16;
-      std::optional<RowIndependentLinear> fixed_order;
-      if (same_order) fixed_order.emplace();
       const auto tokens = random_tokens(17, c.cfg.vocab_size, 6);
-      const auto one = logits_of(c.cfg, true, kv, tokens, {17});
+      const auto one = logits_of(c.cfg, true, kv, tokens, {17}, same_order);
       for (const std::vector<int>& chunks : {std::vector<int>{1}, std::vector<int>{3}, kChunks,
                                              std::vector<int>{5, 2, 9}}) {
-        const auto chunked = logits_of(c.cfg, true, kv, tokens, chunks);
+        const auto chunked = logits_of(c.cfg, true, kv, tokens, chunks, same_order);
         if (same_order)
           EXPECT_EQ(std::memcmp(one.data(), chunked.data(), sizeof(float) * one.size()), 0)
               << "chunks[0]=" << chunks[0] << ": max |Δ| " << max_diff(one, chunked);

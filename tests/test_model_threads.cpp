@@ -12,6 +12,7 @@
 #include "cache/model_cache.h"
 #include "core/check.h"
 #include "core/threads.h"
+#include "model/infer_context.h"
 #include "model/model.h"
 #include "model_fixtures.h"
 #include "test_util.h"
@@ -57,11 +58,12 @@ Outputs run(const ModelConfig& cfg, int threads, const std::vector<float>* step_
   r.after_step.assign(m.params().data(), m.params().data() + m.params().size());
   // Prefill 40 tokens, then decode 8 one at a time: every step's last-position logits.
   ModelCache cache = m.new_cache(64);
+  InferContext ctx(m);
   std::vector<float> logits((size_t)V);
-  m.forward_cached(x.data(), 40, cache, logits.data(), true);
+  m.forward_cached(x.data(), 40, cache, ctx, logits.data(), true);
   r.logits = logits;
   for (int t = 40; t < 48; ++t) {
-    m.forward_cached(&x[(size_t)t], 1, cache, logits.data(), true);
+    m.forward_cached(&x[(size_t)t], 1, cache, ctx, logits.data(), true);
     r.logits.insert(r.logits.end(), logits.begin(), logits.end());
   }
   set_num_threads(1);

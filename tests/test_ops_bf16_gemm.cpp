@@ -6,6 +6,7 @@
 // the 8 × 32 tile; every tile kernel this CPU runs (scalar always, vdpbf16ps with AVX512_BF16).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -176,6 +177,42 @@ TEST(OpsBf16Gemm, SharedAGivesTheBitsOfSeparateProducts) {
   }
   gemm_bf16_shared_a({a.data(), K, 1}, M, K, outs);
   for (int j = 0; j < 4; ++j) EXPECT_EQ(sep[j], shared[j]) << "product " << j;
+}
+
+// B packed once (pack_b) and read by ranges, as attention reads a head's keys and values: each
+// product has the bits of gemm_bf16 on the same sub-matrix (columns from a panel edge, k from an
+// even offset, K odd so the last pair reads one k past the range against A's zero padding, a
+// row-major and a transposed B, accumulate or not); a misaligned range is refused.
+TEST(OpsBf16Gemm, PackedBGivesTheBitsOfGemmBf16) {
+  const int NB = 100, KB = 300;  // the packed operand: K longer than a K block of gemm_bf16
+  std::mt19937 rng(13);
+  const auto b = test::rand_vec((size_t)NB * KB, rng);
+  for (bool transposed : {false, true}) {
+    const GemmOperand B = transposed ? GemmOperand{b.data(), 1, NB} : GemmOperand{b.data(), KB, 1};
+    PackedB packed;
+    pack_b(packed, B, NB, KB);
+    for (const auto [M, n0, N, k0, K, acc] :
+         {std::array{13, 32, 45, 6, 33, 0}, std::array{64, 0, 100, 0, 300, 1},
+          std::array{3, 96, 4, 298, 2, 1}, std::array{20, 64, 36, 4, 291, 0}}) {
+      SCOPED_TRACE(format("transposed={} M={} n0={} N={} k0={} K={} acc={}", transposed, M, n0, N,
+                          k0, K, acc));
+      const auto a = test::rand_vec((size_t)M * K, rng);
+      std::vector<float> want = test::rand_vec((size_t)M * N, rng), got = want;
+      const GemmOperand sub{b.data() + n0 * B.rs + k0 * B.ks, B.rs, B.ks};
+      gemm_bf16(want.data(), N, {a.data(), K, 1}, sub, M, N, K, acc);
+      gemm_bf16_packed_b(got.data(), N, {a.data(), K, 1}, M, K, packed, n0, k0, N, acc);
+      EXPECT_EQ(got, want);
+    }
+  }
+  PackedB packed;
+  pack_b(packed, {b.data(), KB, 1}, NB, KB);
+  std::vector<float> c(64);
+  EXPECT_THROW(gemm_bf16_packed_b(c.data(), 8, {b.data(), KB, 1}, 8, 4, packed, 16, 0, 8, false),
+               Error);  // n0 not at a panel edge
+  EXPECT_THROW(gemm_bf16_packed_b(c.data(), 8, {b.data(), KB, 1}, 8, 4, packed, 0, 3, 8, false),
+               Error);  // odd k0
+  EXPECT_THROW(gemm_bf16_packed_b(c.data(), 8, {b.data(), KB, 1}, 8, 4, packed, 96, 0, 8, false),
+               Error);  // past the packed columns
 }
 
 // linear_forward / linear_backward with bf16_products: y = x Wᵀ + b, dx = dy W (and +=),

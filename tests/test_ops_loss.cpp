@@ -1,11 +1,13 @@
 // Cross-entropy op: forward vs the double reference (per-row losses, total, count of used rows,
 // ignored targets < 0, large logits), uniform logits give log V, backward vs finite differences
-// of the reference (dlogits overwritten, 0 on ignored rows, also when aliasing the logits), and
-// targets >= V rejected with llm0::Error.
+// of the reference (dlogits overwritten, 0 on ignored rows, also when aliasing the logits), the
+// one-pass backward from the forward's saved row max and sum bit-identical to the recomputing one,
+// and targets >= V rejected with llm0::Error.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/check.h"
@@ -32,6 +34,17 @@ std::vector<int> targets_for(const Case& c, std::mt19937& rng) {
   return t;
 }
 
+// A case's logits (uniform in its range) and then its targets, from one generator seeded `seed`.
+struct Drawn {
+  std::vector<float> logits;  // [N, V]
+  std::vector<int> targets;   // [N]
+};
+Drawn draw(const Case& c, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto logits = rand_vec((size_t)c.N * c.V, rng, c.shift - c.range, c.shift + c.range);
+  return {std::move(logits), targets_for(c, rng)};
+}
+
 const Case kCases[] = {{1, 1, 1.0f, 0.0f},  {3, 2, 3.0f, 0.0f},     {13, 7, 5.0f, 0.0f},
                        {9, 257, 30.0f, 0.0f}, {20, 1000, 4.0f, 1000.0f}, {5, 50, 2.0f, -500.0f}};
 
@@ -39,9 +52,7 @@ TEST(OpsLoss, ForwardMatchesReference) {
   unsigned seed = 1;
   for (const Case& c : kCases) {
     SCOPED_TRACE(format("N={} V={} range={} shift={}", c.N, c.V, c.range, c.shift));
-    std::mt19937 rng(seed++);
-    const auto logits = rand_vec((size_t)c.N * c.V, rng, c.shift - c.range, c.shift + c.range);
-    const auto targets = targets_for(c, rng);
+    const auto [logits, targets] = draw(c, seed++);
     std::vector<float> losses(c.N, std::numeric_limits<float>::quiet_NaN());
     long count = -1, count_r = -1;
     const double total = cross_entropy_forward(losses.data(), logits.data(), targets.data(), c.N,
@@ -87,9 +98,7 @@ TEST(OpsLoss, BackwardMatchesFiniteDifferences) {
   for (const Case& c : kCases) {
     if ((size_t)c.N * c.V > 3000) continue;  // FD cost
     SCOPED_TRACE(format("N={} V={} range={} shift={}", c.N, c.V, c.range, c.shift));
-    std::mt19937 rng(seed++);
-    const auto logits = rand_vec((size_t)c.N * c.V, rng, c.shift - c.range, c.shift + c.range);
-    const auto targets = targets_for(c, rng);
+    const auto [logits, targets] = draw(c, seed++);
     std::vector<float> dlogits(logits.size(), nan);
     cross_entropy_backward(dlogits.data(), logits.data(), targets.data(), c.N, c.V, scale);
     auto ld = to_double(logits);
@@ -107,6 +116,29 @@ TEST(OpsLoss, BackwardMatchesFiniteDifferences) {
     auto inplace = logits;  // dlogits may alias logits
     cross_entropy_backward(inplace.data(), inplace.data(), targets.data(), c.N, c.V, scale);
     EXPECT_TRUE(all_close(inplace, dlogits, 0.0, 0.0, "dlogits in place", {c.N, c.V}));
+  }
+}
+
+TEST(OpsLoss, BackwardFromTheForwardsSoftmaxRowsIsBitIdentical) {
+  // The training step hands the backward the forward's row max and sum (SoftmaxRows): the one-pass
+  // backward must write exactly the bits of the backward that recomputes them, ignored rows and
+  // in place included, on every case (V = 1, tails of V mod 16, |logits| ~ 1000).
+  const float nan = std::numeric_limits<float>::quiet_NaN(), scale = 0.37f;
+  unsigned seed = 40;
+  for (const Case& c : kCases) {
+    SCOPED_TRACE(format("N={} V={} range={} shift={}", c.N, c.V, c.range, c.shift));
+    const auto [logits, targets] = draw(c, seed++);
+    std::vector<float> mx(c.N, nan);
+    std::vector<double> sum(c.N, std::numeric_limits<double>::quiet_NaN());
+    const SoftmaxRows rows{mx.data(), sum.data()};
+    cross_entropy_forward(nullptr, logits.data(), targets.data(), c.N, c.V, nullptr, rows);
+    std::vector<float> want(logits.size(), nan), got(logits.size(), nan);
+    cross_entropy_backward(want.data(), logits.data(), targets.data(), c.N, c.V, scale);
+    cross_entropy_backward(got.data(), logits.data(), targets.data(), c.N, c.V, scale, rows);
+    EXPECT_TRUE(all_close(got, want, 0.0, 0.0, "dlogits from saved rows", {c.N, c.V}));
+    auto inplace = logits;
+    cross_entropy_backward(inplace.data(), inplace.data(), targets.data(), c.N, c.V, scale, rows);
+    EXPECT_TRUE(all_close(inplace, want, 0.0, 0.0, "in place from saved rows", {c.N, c.V}));
   }
 }
 

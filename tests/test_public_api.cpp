@@ -19,7 +19,8 @@ TEST(PublicApi, BuildRunAndCountThroughPublicHeaders) {
   llm0::ModelCache cache = m.new_cache();
   const int tokens[3] = {1, 2, 3};
   std::vector<float> logits(3 * 50);
-  m.forward_cached(tokens, 3, cache, logits.data());
-  EXPECT_EQ(m.total_counters().kv_projected, 2u * 3u);  // 2 layers x 3 tokens
+  llm0::InferContext ctx(m);
+  m.forward_cached(tokens, 3, cache, ctx, logits.data());
+  EXPECT_EQ(ctx.total_counters().kv_projected, 2u * 3u);  // 2 layers x 3 tokens
   EXPECT_EQ(cache.bytes_in_use(), 2u * 2 * 2 * 4 * 4 * 3);
 }

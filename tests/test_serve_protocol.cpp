@@ -8,7 +8,7 @@
 
 #include "generator_fixtures.h"
 #include "serve/chat_template.h"
-#include "serve/logprobs.h"
+#include "infer/logprobs.h"
 #include "serve/metrics.h"
 #include "serve/openai_protocol.h"
 #include "serve/openai_response.h"

@@ -2,15 +2,19 @@
 // requests of different prompt lengths (some sharing a prefix) submitted at once, with 3-token
 // prefill chunks and a 5-token step budget, so prompts are read over many steps beside the decodes
 // of the others and some steps leave a prompt out. Every greedy text and token count must equal
-// the Generator's (contiguous cache, one sequence); the metrics must add up and every page must
-// come back; a cancelled request must end and free its pages.
+// the Generator's (its own one-page cache, one sequence); the metrics must add up and every page must
+// come back; a cancelled request must end and free its pages. Seeded sampling with log-probs gives
+// the Generator's tokens, text and log-probs bitwise (both drive one llm0::Sequence per text).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "generator_fixtures.h"
 #include "infer/generator.h"
+#include "infer/logprobs.h"
+#include "ops/linear_rows.h"
 #include "serve/api_error.h"
 #include "serve/scheduler.h"
 
@@ -20,12 +24,13 @@ using namespace llm0::testing_fixtures;
 
 namespace {
 
-// Reads a stream to its end: the text, and the end's update.
-StreamUpdate drain(RequestStream& out, std::string& text) {
+// Reads a stream to its end: the text (and log-probs, if given), and the end's update.
+StreamUpdate drain(RequestStream& out, std::string& text, std::vector<TokenLogprob>* logprobs = nullptr) {
   StreamUpdate u;
   for (;;) {
     if (!out.wait(u, std::chrono::milliseconds(100))) continue;
     text += u.text;
+    if (logprobs) logprobs->insert(logprobs->end(), u.logprobs.begin(), u.logprobs.end());
     if (u.finished) return u;
   }
 }
@@ -102,6 +107,66 @@ TEST_F(ServeScheduler, ConcurrentGreedyEqualsTheGeneratorAndPagesReturn) {
   EXPECT_GT(metrics.steps.load(), 0u);
   const std::string text = metrics.render();
   EXPECT_NE(text.find("llm0_time_to_first_token_seconds_count 6\n"), std::string::npos);
+}
+
+// The same request and seed give the same text in `llm0 generate` and the server: six seeded
+// requests (temperature, top-k, top-p, min-p, repetition penalty, a stop string, log-probs) run
+// concurrently, each equal to the Generator run alone. The Generator's context runs the engine's
+// fixed-order kernels (ops/linear_rows.h, its default), where its logits are the engine's bitwise, so
+// every draw, token, text piece and log-prob must be identical (EXPECT_EQ on doubles).
+TEST_F(ServeScheduler, SeededSamplingEqualsTheGeneratorBitwise) {
+  const std::vector<std::string> texts = {"the cat sat on the mat", "hello", "café crème",
+                                          "the dog sat on the log", "東京 is", "the cat"};
+  std::vector<ServeRequest> reqs;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    ServeRequest r;
+    r.prompt = tok.encode(texts[i]);
+    r.max_tokens = 8 + (int)i;
+    r.sampler.temperature = 0.8 + 0.1 * (double)i;
+    r.sampler.seed = 1 + i;
+    r.logprobs = (int)i % 3;
+    if (i == 1) r.sampler.top_k = 20;
+    if (i == 2) r.sampler.top_p = 0.9;
+    if (i == 3) r.sampler.min_p = 0.05;
+    if (i == 4) r.sampler.repetition_penalty = 1.3;
+    if (i == 5) r.stop = {"e"};
+    reqs.push_back(r);
+  }
+  std::vector<std::string> got(reqs.size());
+  std::vector<std::vector<TokenLogprob>> got_lp(reqs.size());
+  std::vector<StreamUpdate> ends(reqs.size());
+  {
+    Scheduler sched(engine, *model, tok, metrics, SchedulerOptions{4, 16, 3, 5});
+    std::vector<std::shared_ptr<RequestStream>> outs;
+    for (const ServeRequest& r : reqs) outs.push_back(sched.submit(r));
+    for (size_t i = 0; i < outs.size(); ++i) ends[i] = drain(*outs[i], got[i], &got_lp[i]);
+    ASSERT_TRUE(idle(metrics));
+  }
+  Generator gen(*model, tok);
+  ASSERT_TRUE(gen.context().fixed_order());  // the engine's kernels
+  const int V = std::min(model->config().vocab_size, tok.vocab_size());
+  for (size_t i = 0; i < reqs.size(); ++i) {
+    GenerateOptions o;
+    o.max_new_tokens = reqs[i].max_tokens;
+    o.sampler = reqs[i].sampler;
+    o.stop = reqs[i].stop;
+    gen.start_ids(reqs[i].prompt, o);
+    std::vector<TokenLogprob> want_lp;
+    while (!gen.finished()) {
+      const GenerateStep& s = gen.next();
+      if (s.token >= 0) want_lp.push_back(token_logprob(gen.last_logits().data(), V, s.token, reqs[i].logprobs));
+    }
+    const GenerateResult want = gen.result();
+    EXPECT_EQ(got[i], want.text) << texts[i];
+    EXPECT_EQ(ends[i].completion_tokens, (int)want.generated_ids.size()) << texts[i];
+    EXPECT_EQ(ends[i].finish_reason, finish_reason(want.stop_reason)) << texts[i];
+    ASSERT_EQ(got_lp[i].size(), want_lp.size()) << texts[i];
+    for (size_t k = 0; k < want_lp.size(); ++k) {
+      EXPECT_EQ(got_lp[i][k].token, want_lp[k].token) << texts[i] << " token " << k;
+      EXPECT_EQ(got_lp[i][k].logprob, want_lp[k].logprob) << texts[i] << " token " << k;
+      EXPECT_EQ(got_lp[i][k].top, want_lp[k].top) << texts[i] << " token " << k;
+    }
+  }
 }
 
 TEST_F(ServeScheduler, CancelledRequestEndsAndFreesItsPages) {

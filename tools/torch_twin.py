@@ -266,6 +266,13 @@ def param_shapes(c):
             linear(a + "out_proj", C, nv * dv, False)
             post_norm_and_mlp(i, p)
             continue
+        if c["layer_types"][i] == "shared_kv_attention":  # llm0 extension: one row is K and V
+            for proj, out, inp in (("q", H * D, C), ("kv", Hkv * D, C), ("o", C, H * D)):
+                linear(p + f"self_attn.{proj}_proj", out, inp, False)
+            if c["attention_sinks"]:
+                s[p + "self_attn.sinks"] = (H,)
+            post_norm_and_mlp(i, p)
+            continue
         gate = 2 if c["attn_output_gate"] else 1
         for proj, out, inp in (("q", H * D * gate, C), ("k", Hkv * D, C), ("v", Hkv * D, C), ("o", C, H * D)):
             linear(p + f"self_attn.{proj}_proj", out, inp, c["o_bias"] if proj == "o" else c["qkv_bias"])
@@ -437,6 +444,36 @@ class Twin:
         a = torch.softmax(s, -1) @ v  # [B, H, T, dv]
         return self._linear(a.transpose(1, 2).reshape(B, T, H * dv), pre + "o_proj")
 
+    def _shared_kv(self, x, pre):
+        """llm0's shared-KV attention (src/layers/shared_kv_attention.h): s = kv_proj(x) is the
+        key AND the value of its KV head; RoPE (interleaved pairs) on the last R dims of q and s;
+        the output's last R dims turned back by -i before o_proj."""
+        c = self.c
+        B, T, _ = x.shape
+        H, Hkv, D, R = c["num_attention_heads"], c["num_key_value_heads"], c["head_dim"], rotary_dim(c)
+
+        def rope_tail(v, sign):  # v [B, h, T, D]; angle sign * t * theta^(-2i/R)
+            inv = c["rope_theta"] ** (-2.0 * torch.arange(R // 2, dtype=torch.float64) / R)
+            ang = sign * torch.arange(T, dtype=torch.float64)[:, None] * inv[None, :]
+            cos, sin = torch.cos(ang).to(self.dtype), torch.sin(ang).to(self.dtype)
+            tail = v[..., D - R:]
+            t0, t1 = tail[..., 0::2], tail[..., 1::2]
+            rot = torch.stack([t0 * cos - t1 * sin, t1 * cos + t0 * sin], -1).flatten(-2)
+            return torch.cat([v[..., :D - R], rot], -1)
+
+        q = rope_tail(self._linear(x, pre + "q_proj").view(B, T, H, D).transpose(1, 2), 1.0)
+        kv = rope_tail(self._linear(x, pre + "kv_proj").view(B, T, Hkv, D).transpose(1, 2), 1.0)
+        kv = kv.repeat_interleave(H // Hkv, dim=1)  # query head h reads KV head h // (H / Hkv)
+        s = (q @ kv.transpose(-1, -2)) * (1.0 / math.sqrt(D))
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        if c["attention_sinks"]:
+            sink = self.params[pre + "sinks"].reshape(1, H, 1, 1).expand(B, H, T, 1)
+            p = torch.softmax(torch.cat([s, sink], -1), -1)[..., :-1]
+        else:
+            p = torch.softmax(s, -1)
+        a = rope_tail(p @ kv, -1.0)  # [B, H, T, D], rotary tail back at relative positions
+        return self._linear(a.transpose(1, 2).reshape(B, T, H * D), pre + "o_proj")
+
     def _mlp(self, x, pre):
         act = self.c["hidden_act"]
         up = self._linear(x, pre + "up_proj")
@@ -499,6 +536,8 @@ class Twin:
                 x = x + self._mla(h, pre + "self_attn.")
             elif c["layer_types"][i] == "linear_attention":
                 x = x + self._gated_deltanet(h, pre + "linear_attn.")
+            elif c["layer_types"][i] == "shared_kv_attention":
+                x = x + self._shared_kv(h, pre + "self_attn.")
             else:
                 x = x + self._attention(h, pre + "self_attn.", c["layer_types"][i] == "sliding_attention")
             ffn = self._moe if c["moe"]["layers"][i] else self._mlp

@@ -42,39 +42,4 @@ void CacheRows::read(long row, long n, float* dst) const {
     bf16_widen(dst, bf16_.data() + row * width_, n * width_, bf16_kernel());
 }
 
-AppendRows::AppendRows(long capacity, long width, CacheDtype dtype,
-                       std::shared_ptr<std::vector<float>> read_buffer)
-    : store_(capacity, width, dtype), read_buffer_(std::move(read_buffer)) {
-  if (dtype == CacheDtype::BF16 && !read_buffer_) read_buffer_ = std::make_shared<std::vector<float>>();
-}
-
-float* AppendRows::rows(long pos, long n) {
-  if (store_.dtype() == CacheDtype::F32) return store_.f32() + pos * store_.width();
-  staging_.resize((size_t)(n * store_.width()));
-  return staging_.data();
-}
-
-void AppendRows::commit(long pos, long n) {
-  if (store_.dtype() == CacheDtype::BF16) store_.write(pos, n, staging_.data());
-}
-
-KvRowSet AppendRows::row_pointers(long n, KvRowPointers& ptrs) const {
-  if (store_.dtype() == CacheDtype::F32) {
-    ptrs.f32.resize((size_t)n);
-    for (long r = 0; r < n; ++r) ptrs.f32[(size_t)r] = store_.f32_row(r);
-    return KvRowSet{ptrs.f32.data(), nullptr};
-  }
-  ptrs.bf16.resize((size_t)n);
-  for (long r = 0; r < n; ++r) ptrs.bf16[(size_t)r] = store_.bf16_row(r);
-  return KvRowSet{nullptr, ptrs.bf16.data()};
-}
-
-const float* AppendRows::all(long n) const {
-  if (store_.dtype() == CacheDtype::F32) return store_.f32();
-  std::vector<float>& buf = *read_buffer_;
-  if (buf.size() < (size_t)(n * store_.width())) buf.resize((size_t)(n * store_.width()));
-  store_.read(0, n, buf.data());
-  return buf.data();
-}
-
 }  // namespace llm0

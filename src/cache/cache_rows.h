@@ -24,12 +24,10 @@ int cache_dtype_bytes(CacheDtype dtype);
 /// Parses "f32" (or "fp32") and "bf16". Throws llm0::Error naming the value otherwise.
 CacheDtype parse_cache_dtype(std::string_view name);
 
-/// How a layer cache stores its rows: the element type, and for BF16 the float32 scratch its
-/// rows are widened into before attention reads them — one per model cache (K and V apart),
-/// shared by the layers, which run one after the other (null: the cache owns its own).
+/// How a layer cache stores its rows: the element type (attention reads BF16 rows as stored,
+/// widening in registers).
 struct CacheStorage {
   CacheDtype dtype = CacheDtype::F32;
-  std::shared_ptr<std::vector<float>> k_read, v_read;
 };
 
 /// rows × width numbers in `dtype`.
@@ -58,33 +56,6 @@ class CacheRows {
   CacheDtype dtype_ = CacheDtype::F32;
   Tensor f32_;                 // [rows, width] when F32
   std::vector<uint16_t> bf16_;  // [rows, width] when BF16
-};
-
-/// Position-ordered rows appended by a caller that writes float32 (KvCache, LatentCache): F32
-/// rows are written in place; BF16 rows go to a float32 staging area [n, width] and are rounded
-/// into the store at commit.
-class AppendRows {
- public:
-  AppendRows() = default;
-  /// `read_buffer` (shared with other layers; may be null: then owned here) receives BF16 rows
-  /// widened for reading.
-  AppendRows(long capacity, long width, CacheDtype dtype, std::shared_ptr<std::vector<float>> read_buffer);
-  /// Where the caller writes rows [pos, pos + n) (valid until commit).
-  float* rows(long pos, long n);
-  /// Stores the rows written at rows(pos, n).
-  void commit(long pos, long n);
-  /// Rows [0, n) as float32: the store itself (F32) or widened into the read buffer (BF16).
-  const float* all(long n) const;
-  /// Rows [0, n) as stored, without widening (ops/attention_rows.h): their pointers are written
-  /// into `ptrs` (the vector of the store's dtype, resized to n), which must outlive the result.
-  KvRowSet row_pointers(long n, KvRowPointers& ptrs) const;
-  size_t bytes(long n) const { return store_.bytes(n); }
-  CacheDtype dtype() const { return store_.dtype(); }
-
- private:
-  CacheRows store_;
-  std::vector<float> staging_;                       // [n, width] BF16 only
-  std::shared_ptr<std::vector<float>> read_buffer_;  // [n, width] BF16 only
 };
 
 }  // namespace llm0

@@ -1,9 +1,18 @@
-// The append rule shared by the position-ordered caches. See layer_cache.h.
+// Cache kind names and the append rule shared by the position-ordered caches. See layer_cache.h.
 #include "cache/layer_cache.h"
 
 #include "core/check.h"
 
 namespace llm0 {
+
+const char* cache_kind_name(CacheKind kind) {
+  switch (kind) {
+    case CacheKind::Ring: return "sliding-window (ring)";
+    case CacheKind::Paged: return "paged KV";
+    case CacheKind::Recurrent: return "recurrent-state";
+  }
+  return "unknown";
+}
 
 void check_cache_append(const char* what, int pos, int n, int length, int capacity) {
   LLM0_CHECK(pos == length, "{}: writing at position {} but {} tokens are cached", what, pos,

@@ -1,5 +1,5 @@
-// A model's inference state: one LayerCache per layer (DESIGN.md), all at the same length — a
-// KvCache per full-attention layer, a RingKvCache (W positions) per sliding-window layer. Its byte
+// A model's inference state: one LayerCache per layer (DESIGN.md), all at the same length, each
+// made by its layer's mixer (layers/mixer.h Mixer::make_cache). Its byte
 // size is what `llm0 kv` computes for the same config and length in float32.
 #pragma once
 #include <algorithm>
@@ -16,13 +16,6 @@ class ModelCache {
   void add(std::unique_ptr<LayerCache> layer) { layers_.push_back(std::move(layer)); }
   int num_layers() const { return (int)layers_.size(); }
   LayerCache& layer(int il) { return *layers_.at((size_t)il); }
-  /// The layer's cache as its concrete kind. Throws llm0::Error if it is another kind.
-  template <class T>
-  T& layer_as(int il) {
-    T* p = dynamic_cast<T*>(layers_.at((size_t)il).get());
-    LLM0_CHECK(p != nullptr, "layer {} cache is not of the expected kind", il);
-    return *p;
-  }
   /// Tokens cached (layer 0's length; all layers agree).
   int length() const { return layers_.empty() ? 0 : layers_[0]->length(); }
   /// Tokens the cache can take in all: the minimum over layers (a sliding layer's is its position

@@ -21,6 +21,22 @@ PagedKvCache::PagedKvCache(PagePool& pool, std::shared_ptr<const PageTable> tabl
   }
 }
 
+namespace {
+std::shared_ptr<PagePool> one_page_pool(int capacity, PageRows rows, CacheDtype dtype) {
+  LLM0_CHECK(capacity > 0 && rows.k > 0 && rows.v >= 0, "KV cache: capacity {} and row of {} "
+             "K + {} V numbers must be positive", capacity, rows.k, rows.v);
+  return std::make_shared<PagePool>(1, capacity, std::vector<PageRows>{rows}, dtype);
+}
+}  // namespace
+
+PagedKvCache::PagedKvCache(int capacity, PageRows rows, CacheDtype dtype)
+    : PagedKvCache(one_page_pool(capacity, rows, dtype)) {}
+
+PagedKvCache::PagedKvCache(std::shared_ptr<PagePool> own)
+    : PagedKvCache(*own, std::make_shared<const PageTable>(PageTable{{own->allocate()}}), 0) {
+  own_pool_ = std::move(own);
+}
+
 size_t PagedKvCache::row_numbers() const {
   return (size_t)pool_->k_width(layer_) + (size_t)pool_->v_width(layer_);
 }

@@ -17,6 +17,8 @@ namespace llm0 {
 
 class RecurrentState final : public LayerCache {
  public:
+  static constexpr CacheKind kKind = CacheKind::Recurrent;
+  CacheKind kind() const override { return kKind; }
   /// Zero state and window. `capacity` is the position limit (the state itself never fills);
   /// `window_dtype` the element type of the conv window. Throws llm0::Error on non-positive sizes.
   RecurrentState(int capacity, const GatedDeltaNetConfig& cfg,

@@ -14,6 +14,8 @@ namespace llm0 {
 
 class RingKvCache final : public LayerCache {
  public:
+  static constexpr CacheKind kKind = CacheKind::Ring;
+  CacheKind kind() const override { return kKind; }
   /// Allocates min(window, capacity) slots × Hkv × (D + Dv) numbers in storage.dtype. Throws
   /// llm0::Error on non-positive sizes.
   RingKvCache(int window, int capacity, int num_key_value_heads, int head_dim, int v_head_dim,

@@ -110,13 +110,12 @@ std::vector<LayerConfig> resolve_layers(const nlohmann::json& j, int L, const st
   window = 0;
   for (int il = 0; il < L; ++il) {
     if (moe[(size_t)il]) layers[(size_t)il].ffn = FfnKind::Moe;
-    const std::string& t = types[(size_t)il];
-    if (t == "linear_attention") layers[(size_t)il].kind = LayerKind::LinearAttention;
-    if (t != "sliding_attention") continue;
+    // resolve_layer_types accepts only the kind table's names (config/layer_kind.h).
+    layers[(size_t)il].kind = *layer_kind_named(types[(size_t)il]);
+    if (layers[(size_t)il].kind != LayerKind::SlidingAttention) continue;
     const int64_t W = f.positive("sliding_window");
     LLM0_CHECK(W <= 2147483647LL, "{}: sliding_window={} is out of range", src, W);
     window = (int)W;
-    layers[(size_t)il].kind = LayerKind::SlidingAttention;
     layers[(size_t)il].sliding_window = window;
   }
   return layers;
@@ -182,6 +181,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
              j.contains("rope_scaling") ? j["rope_scaling"].dump() : "");
   LLM0_CHECK(c.num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src,
              c.num_hidden_layers);
+  c.source = src;
   c.layers = resolve_layers(j, c.num_hidden_layers, src, c.sliding_window);
   check_window_applies(c, src);
   bool any_moe = false;  // the expert fields are read (and required) when some layer has experts
@@ -192,9 +192,9 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
     c.head_dim = c.mla.qk_rope_head_dim;  // RoPE acts on the dr rotary dims (HF DeepseekV3Config)
     for (size_t i = 0; i < c.layers.size(); ++i) {
       LayerConfig& l = c.layers[i];
-      LLM0_CHECK(l.kind == LayerKind::FullAttention, "{}: layer {} is a {} layer; multi-head "
-                 "latent attention (model_type {}) has full-attention layers only", src, i,
-                 l.kind == LayerKind::LinearAttention ? "linear-attention" : "sliding-window",
+      LLM0_CHECK(l.kind == LayerKind::FullAttention, "{}: layer {} is a {} layer (layer_types "
+                 "\"{}\"); multi-head latent attention (model_type {}) has full-attention layers "
+                 "only", src, i, layer_kind_info(l.kind).display, layer_kind_info(l.kind).layer_type,
                  c.model_type);
       l.kind = LayerKind::LatentAttention;
     }
@@ -301,17 +301,16 @@ nlohmann::json ModelConfig::to_json() const {
     j["rope_theta"] = rope_theta;
     j["partial_rotary_factor"] = partial_rotary_factor;
   }
-  bool slides = false;
+  bool slides = false, all_full = true;
   nlohmann::json types = nlohmann::json::array();
   for (int il = 0; il < num_hidden_layers; ++il) {
     const LayerConfig l = layer(il);
     slides |= l.kind == LayerKind::SlidingAttention;
-    types.push_back(l.kind == LayerKind::SlidingAttention  ? "sliding_attention"
-                    : l.kind == LayerKind::LinearAttention ? "linear_attention"
-                                                           : "full_attention");
+    types.push_back(layer_kind_info(l.kind).layer_type);
+    all_full &= types.back() == "full_attention";
   }
   if (slides) j["sliding_window"] = sliding_window;
-  if (slides || has_linear_layers()) j["layer_types"] = types;
+  if (!all_full) j["layer_types"] = types;
   if (has_linear_layers()) write_gated_deltanet(j, linear);
   if (attn_output_gate) j["attn_output_gate"] = true;
   if (model_type == "qwen3_next") j["num_experts"] = 0;  // dense MLP layers (HF default: 512)

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/gated_deltanet_config.h"
+#include "config/layer_kind.h"
 #include "config/mla_config.h"
 #include "config/moe_config.h"
 
@@ -25,11 +26,6 @@ enum class PositionKind {
 };
 enum class NormKind { RMSNorm, LayerNorm };
 enum class MlpKind { SwiGLU, Gelu };
-
-/// Which sequence mixer a layer has (HF `layer_types` names: full_attention, sliding_attention,
-/// linear_attention = Gated DeltaNet; LatentAttention: DeepSeek's multi-head latent attention,
-/// every layer of deepseek_v2/v3).
-enum class LayerKind { FullAttention, SlidingAttention, LatentAttention, LinearAttention };
 
 /// Which feed-forward a layer has: the dense MLP (intermediate_size) or a mixture of experts
 /// (ModelConfig::moe; layers/moe.h). Resolved by config/config_fields.h resolve_moe_layers.
@@ -76,6 +72,8 @@ struct ModelConfig {
   bool attention_sinks = false;  // "attention_sinks": true → model.layers.{i}.self_attn.sinks [H]
                                  // (gpt-oss's learned per-head sink logits on a llama-style model)
   int bos_token_id = -1, eos_token_id = -1;
+  std::string source = "config.json";  // the file it was read from (from_json's `source`), named
+                                       // by errors raised after parsing (layers/mixer_factory.h)
 
   MlpKind mlp() const { return hidden_act == "silu" ? MlpKind::SwiGLU : MlpKind::Gelu; }
   bool gelu_tanh() const { return hidden_act != "gelu"; }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "config/layer_kind.h"
 #include "config/moe_config.h"
 #include "core/check.h"
 
@@ -90,10 +91,8 @@ std::vector<std::string> explicit_layer_types(const ConfigFields& f, int64_t L) 
     LLM0_CHECK(t.is_string(), "{}: layer_types[{}] must be a string, got {}", f.source, il,
                t.dump());
     const std::string s = t.get<std::string>();
-    LLM0_CHECK(s == "full_attention" || s == "sliding_attention" || s == "linear_attention",
-               "{}: layer_types[{}] = \"{}\" is not one of full_attention, sliding_attention, "
-               "linear_attention",
-               f.source, il, s);
+    LLM0_CHECK(layer_kind_named(s).has_value(), "{}: layer_types[{}] = \"{}\" is not one of {}",
+               f.source, il, s, layer_type_names());
     types.push_back(s);
   }
   return types;

@@ -36,8 +36,8 @@ struct ConfigFields {
 /// when the top level lacks num_hidden_layers (multimodal configs).
 const nlohmann::json& text_config_of(const nlohmann::json& config);
 
-/// One `layer_types` name per layer ("full_attention", "sliding_attention" or
-/// "linear_attention"), of length num_hidden_layers. Throws llm0::Error when layer_types has the
+/// One `layer_types` name per layer (a name of the kind table, config/layer_kind.h), of length
+/// num_hidden_layers. Throws llm0::Error when layer_types has the
 /// wrong length or an unknown name, or when an interval/pattern field is invalid.
 std::vector<std::string> resolve_layer_types(const ConfigFields& f, int64_t num_hidden_layers);
 

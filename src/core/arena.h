@@ -17,6 +17,20 @@ class Arena {
   /// n floats, 64-byte aligned (nullptr while measuring). Throws llm0::Error past the planned size.
   float* take(size_t n);
   size_t floats() const { return size_; }
+  /// Runs carve(i) for i in [0, n), each taking from the same start, so the views of different i
+  /// share memory (buffers used one at a time: the layers' scratch); later takes follow the
+  /// largest.
+  template <class F>
+  void overlay(int n, F&& carve) {
+    const size_t start = used_;
+    size_t end = start;
+    for (int i = 0; i < n; ++i) {
+      used_ = start;
+      carve(i);
+      end = used_ > end ? used_ : end;
+    }
+    used_ = end;
+  }
 
  private:
   AlignedBuffer buf_;

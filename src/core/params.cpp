@@ -38,7 +38,7 @@ const ParamInfo& ParamStore::info(const std::string& name) const {
 
 Tensor ParamStore::value_tensor(const std::string& name) {
   const ParamInfo& p = info(name);
-  return Tensor::view(data_.get() + p.offset, p.shape);
+  return Tensor::view(data() + p.offset, p.shape);
 }
 
 }  // namespace llm0

@@ -4,6 +4,7 @@
 // (linear weights [out_features, in_features]). The optimizer is then one loop over the buffer,
 // and checkpoint I/O a walk over names.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -29,7 +30,8 @@ class ParamStore {
   void finalize();
 
   size_t size() const { return total_; }                 // floats in each buffer
-  float* data() { return data_.get(); }
+  /// The values, writable: counts as a change of the weights (see version()).
+  float* data() { return touch(), data_.get(); }
   const float* data() const { return data_.get(); }
   float* grad() { return grad_.get(); }
   const float* grad() const { return grad_.get(); }
@@ -39,18 +41,27 @@ class ParamStore {
   bool has(const std::string& name) const { return index_.count(name) != 0; }
   /// Info for `name`. Throws llm0::Error naming the parameter if it does not exist.
   const ParamInfo& info(const std::string& name) const;
-  /// Pointer to the value / gradient of `name` (after finalize()).
-  float* value(const std::string& name) { return data_.get() + info(name).offset; }
+  /// Pointer to the value / gradient of `name` (after finalize()). The writable value counts as a
+  /// change of the weights (see version()).
+  float* value(const std::string& name) { return touch(), data_.get() + info(name).offset; }
   const float* value(const std::string& name) const { return data_.get() + info(name).offset; }
   float* gradient(const std::string& name) { return grad_.get() + info(name).offset; }
   Tensor value_tensor(const std::string& name);
+  /// How many times write access to the values was handed out (the non-const data(), value(),
+  /// value_tensor()): every writer — a load, an optimizer step, an initializer — takes it, so
+  /// copies made from the values (a model's packed panels, model/model.h) know they are stale
+  /// when it moved. A pointer kept from an earlier call and written through later is not seen.
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
 
  private:
+  void touch() { version_.fetch_add(1, std::memory_order_relaxed); }
+
   std::vector<ParamInfo> params_;
   std::unordered_map<std::string, size_t> index_;
   size_t total_ = 0;
   bool finalized_ = false;
   AlignedBuffer data_, grad_;
+  std::atomic<uint64_t> version_{0};
 };
 
 }  // namespace llm0

@@ -36,6 +36,20 @@ inline f32x16 load(const uint16_t* p) {
 /// All 16 lanes = s.
 inline f32x16 splat(float s) { return f32x16{} + s; }
 
+/// 16 lanes from p[0, lanes) (lanes <= 16), the others `fill`; and the first `lanes` back.
+inline f32x16 load_part(const float* p, int lanes, float fill = 0.0f) {
+  if (lanes == kWidth) return load(p);
+  float t[kWidth];
+  for (int j = 0; j < kWidth; ++j) t[j] = j < lanes ? p[j] : fill;
+  return load(t);
+}
+inline void store_part(float* p, f32x16 v, int lanes) {
+  if (lanes == kWidth) return store(p, v);
+  float t[kWidth];
+  store(t, v);
+  for (int j = 0; j < lanes; ++j) p[j] = t[j];
+}
+
 /// Σ of the 16 lanes, as a tree: (8 + 8) → (4 + 4) → 4 scalars (a few shuffles, not 15 adds).
 inline float sum(f32x16 v) {
   using f32x8 = float __attribute__((vector_size(32)));
@@ -95,22 +109,41 @@ inline float max_of(const float* x, int n) {
   return mx;
 }
 
-/// Σ_j e^{x[j] - shift} over n floats (16 float lanes, then double); when out is given, also
-/// out[j] = e^{x[j] - shift} (out may be x: softmax numerators in place).
-inline double sum_exp(const float* x, int n, float shift, float* out = nullptr) {
+/// Σ_j e^{c·x[j] - shift} over n floats (16 float lanes, the last n % 16 as one more vector
+/// padded with −∞, whose e^x is 0; then double); when out is given, also out[j] = e^{c·x[j] -
+/// shift} (out may be x: softmax numerators in place). c = 1 multiplies exactly.
+inline double sum_exp(const float* x, int n, float shift, float* out = nullptr, float c = 1.0f) {
   f32x16 acc = {};
-  int j = 0;
-  for (; j + kWidth <= n; j += kWidth) {
-    const f32x16 e = exp(load(x + j) - shift);
-    if (out) store(out + j, e);
+  for (int j = 0; j < n; j += kWidth) {
+    const int lanes = n - j < kWidth ? n - j : kWidth;
+    const f32x16 e = exp(load_part(x + j, lanes, -INFINITY) * c - shift);
+    if (out) store_part(out + j, e, lanes);
     acc += e;
   }
-  double s = sum(acc);
-  for (; j < n; ++j) {
-    const float e = std::exp(x[j] - shift);
-    if (out) out[j] = e;
-    s += e;
-  }
+  return sum(acc);
+}
+
+/// Σ_c a_c b_c over n floats, or Σ_c a_c w_c b_c when w is given, in double: each term is the
+/// operands widened to double and multiplied (a·w first), the terms summed in 8 lanes (c mod 8),
+/// the lanes in order, then the last n mod 8 terms in order. A single chain of double additions
+/// (4 cycles each) bounded RMSNorm's rows and attention's D_i = Σ dO·O on short rows.
+inline double dot_f64(const float* a, const float* b, int n, const float* w = nullptr) {
+  using f32x8 = float __attribute__((vector_size(32)));
+  using f64x8 = double __attribute__((vector_size(64)));
+  const auto widen = [](const float* p) {
+    f32x8 x;
+    std::memcpy(&x, p, sizeof x);
+    return __builtin_convertvector(x, f64x8);
+  };
+  f64x8 acc = {};
+  int c = 0;
+  if (w)
+    for (; c + 8 <= n; c += 8) acc += widen(a + c) * widen(w + c) * widen(b + c);
+  else
+    for (; c + 8 <= n; c += 8) acc += widen(a + c) * widen(b + c);
+  double s = 0;
+  for (int l = 0; l < 8; ++l) s += acc[l];
+  for (; c < n; ++c) s += (w ? (double)a[c] * w[c] : (double)a[c]) * b[c];
   return s;
 }
 

@@ -6,6 +6,7 @@
 #include "lesson/lesson_attention.h"
 #include "lesson/lesson_json.h"
 #include "lesson/lesson_shapes.h"
+#include "lesson/lesson_shared_kv.h"
 
 namespace llm0::explore {
 
@@ -15,7 +16,9 @@ json lesson_attention(ExploreApi&, const ApiRequest& r) {
   const QueryArgs q(r.query, {"asker"});
   if (q.has("asker") && q.text("asker").empty())
     throw ExploreError(400, "bad_request", "parameter \"asker\" is empty (give a token of the sentence)");
-  return lesson::to_json(lesson::run_attention_lesson(lesson::attention_world("", q.text("asker"))));
+  json j = lesson::to_json(lesson::run_attention_lesson(lesson::attention_world("", q.text("asker"))));
+  j["shared_kv"] = lesson::to_json(lesson::run_shared_kv_answer());  // "is retrieving K wrong?"
+  return j;
 }
 
 json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {

@@ -8,8 +8,9 @@
 
 namespace llm0 {
 
-std::vector<float> chunked_forward(Model& model, const std::vector<int>& tokens,
-                                   const std::vector<int>& chunks, int max_context) {
+std::vector<float> chunked_forward(const Model& model, InferContext& ctx,
+                                   const std::vector<int>& tokens, const std::vector<int>& chunks,
+                                   int max_context) {
   const int T = (int)tokens.size(), V = model.config().vocab_size;
   LLM0_CHECK(T > 0, "chunked forward: the token sequence is empty");
   int64_t covered = 0;  // tokens the chunks ask for (int64: each size may be up to INT_MAX)
@@ -25,7 +26,7 @@ std::vector<float> chunked_forward(Model& model, const std::vector<int>& tokens,
   int pos = 0;
   for (size_t i = 0; pos < T; ++i) {
     const int n = i < chunks.size() ? chunks[i] : 1;  // the check above: n <= T - pos
-    model.forward_cached(tokens.data() + pos, n, cache, logits.data() + (size_t)pos * V);
+    model.forward_cached(tokens.data() + pos, n, cache, ctx, logits.data() + (size_t)pos * V);
     pos += n;
   }
   return logits;

@@ -4,6 +4,7 @@
 #pragma once
 #include <vector>
 
+#include "model/infer_context.h"
 #include "model/model.h"
 
 namespace llm0 {
@@ -13,7 +14,9 @@ namespace llm0 {
 /// then single tokens. Throws llm0::Error (naming --chunks, the sizes and T) for an empty sequence,
 /// a chunk size < 1, chunks adding up to more than T (a chunk past the end cannot apply), or
 /// what forward_cached throws (ids out of range, context full).
-std::vector<float> chunked_forward(Model& model, const std::vector<int>& tokens,
-                                   const std::vector<int>& chunks, int max_context = 0);
+/// The forward runs in `ctx` (its kernel order and MLA decode form; its counters count the work).
+std::vector<float> chunked_forward(const Model& model, InferContext& ctx,
+                                   const std::vector<int>& tokens, const std::vector<int>& chunks,
+                                   int max_context = 0);
 
 }  // namespace llm0

@@ -9,7 +9,6 @@
 #include "layers/norm.h"
 #include "ops/attention.h"
 #include "ops/attention_rows.h"
-#include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 #include "ops/rope.h"
@@ -43,7 +42,8 @@ void count_attention(WorkCounters& c, const AttentionDims& d, uint64_t qk, int b
 
 void AttentionLayer::project_qkv(const float* x, int N, const int* positions, float* q, float* k,
                                  float* v, float* q_raw, float* k_raw, float* q_rstd,
-                                 float* k_rstd, float* qg, float* gate) const {
+                                 float* k_rstd, float* qg, float* gate,
+                                 const LinearKernel& lk) const {
   const int C = cfg->hidden_size, H = cfg->num_attention_heads, Hkv = cfg->num_key_value_heads;
   const int D = cfg->head_dim;
   const bool qk_norm = cfg->use_qk_norm, gated = cfg->attn_output_gate;
@@ -51,7 +51,7 @@ void AttentionLayer::project_qkv(const float* x, int N, const int* positions, fl
   const LinearOut qkv[] = {{gated ? qg : q_out, w.q_w, w.q_b, H * D * (gated ? 2 : 1)},
                            {qk_norm ? k_raw : k, w.k_w, w.k_b, Hkv * D},  // [N, Hkv, D]
                            {v, w.v_w, w.v_b, Hkv * D}};                   // [N, Hkv, D]
-  linear_forward_group(qkv, x, N, C);
+  linear_forward_group(qkv, x, N, C, lk);
   if (gated) split_query_gate(qg, q_out, gate, N, H, D);
   if (qk_norm) {  // Qwen3: RMSNorm over head_dim of each head's q and k, before RoPE
     std::vector<float> qs, ks;
@@ -72,7 +72,9 @@ void AttentionLayer::forward(const float* x, int B, int T, const int* positions,
   const int N = B * T, C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
   project_qkv(x, N, positions, s.q, s.k, s.v, s.q_raw, s.k_raw, s.q_rstd, s.k_rstd, s.qg,
               s.gate);
-  attention_forward(s.attn, s.lse, s.q, s.k, s.v, dims(B, T, T, 0));
+  AttentionDims d = dims(B, T, T, 0);
+  d.bf16_products = w.o_w.bf16_products;  // the run's precision (Model::set_bf16_products)
+  attention_forward(s.attn, s.lse, s.q, s.k, s.v, d);
   const float* o_in = s.attn;
   if (cfg->attn_output_gate) {
     output_gate_forward(s.attn_gated, s.attn, s.gate, (size_t)N * HD);
@@ -89,8 +91,9 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
   const bool gated = cfg->attn_output_gate;
   linear_backward(g.dattn, w.do_w, w.do_b, dy, gated ? s.attn_gated : s.attn, w.o_w, N, H * D, C);
   if (gated) output_gate_backward(g.dattn, g.dgate, g.dattn, s.attn, s.gate, (size_t)N * H * D);
-  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse, dims(B, T, T, 0),
-                     w.dsinks);
+  AttentionDims d = dims(B, T, T, 0);
+  d.bf16_products = w.o_w.bf16_products;  // the run's precision (Model::set_bf16_products)
+  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse, d, w.dsinks);
   if (cfg->position == PositionKind::Rope) {
     rope_backward(g.dq, positions, N, H, D, *rope);
     rope_backward(g.dk, positions, N, Hkv, D, *rope);
@@ -116,43 +119,24 @@ void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B,
   linear_backward(dx, w.dv_w, w.dv_b, g.dv, x, w.v_w, N, C, Hkv * D, true);
 }
 
-void AttentionLayer::forward_cached(const float* x, int Tn, int pos, const int* positions,
-                                    LayerCache& cache, const AttentionInferScratch& g, float* y,
-                                    WorkCounters& counters) const {
-  if (auto* paged = dynamic_cast<PagedKvCache*>(&cache)) {
-    const BatchSegment seg{0, Tn, pos, paged};
-    return forward_batch(x, Tn, positions, std::span<const BatchSegment>(&seg, 1), g, y, counters);
-  }
-  if (layer.kind == LayerKind::SlidingAttention) {
-    auto* ring = dynamic_cast<RingKvCache*>(&cache);
-    LLM0_CHECK(ring != nullptr, "a sliding-window layer needs a sliding-window cache");
-    attend_sliding(x, Tn, pos, positions, *ring, g, counters);
-  } else {
-    auto* kv = dynamic_cast<KvCache*>(&cache);
-    LLM0_CHECK(kv != nullptr, "a full-attention layer needs a KV cache");
-    attend_full(x, Tn, pos, positions, *kv, g, counters);
-  }
-  output(Tn, g, y, counters);
-}
-
-void AttentionLayer::forward_batch(const float* x, int N, const int* positions,
-                                   std::span<const BatchSegment> segs,
-                                   const AttentionInferScratch& g, float* y,
-                                   WorkCounters& counters) const {
+void AttentionLayer::forward_cached(const float* x, int N, const int* positions,
+                                    std::span<const BatchSegment> segs,
+                                    const AttentionInferScratch& g, const InferOptions& opt,
+                                    float* y, WorkCounters& counters) const {
   const int H = cfg->num_attention_heads;
   project_qkv(x, N, positions, g.q, g.k_new, g.v_new, g.q_raw, g.k_raw, g.rstd,
-              g.rstd + (long)N * H, g.qg, g.gate);
-  if (layer.kind == LayerKind::SlidingAttention) attend_ring(segs, g, counters);
+              g.rstd + (long)N * H, g.qg, g.gate, opt.linear);
+  if (layer.sliding_window > 0) attend_ring(segs, g, counters);
   else attend_paged(segs, g, counters);
-  output(N, g, y, counters);
+  output(N, g, opt.linear, y, counters);
 }
 
-void AttentionLayer::output(int N, const AttentionInferScratch& g, float* y,
-                            WorkCounters& counters) const {
+void AttentionLayer::output(int N, const AttentionInferScratch& g, const LinearKernel& lk,
+                            float* y, WorkCounters& counters) const {
   const int C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
   counters.kv_projected += (uint64_t)N;
   if (cfg->attn_output_gate) output_gate_forward(g.attn, g.attn, g.gate, (size_t)N * HD);
-  linear_forward(y, g.attn, w.o_w, w.o_b, N, HD, C);
+  linear_forward(y, g.attn, w.o_w, w.o_b, N, HD, C, lk);
 }
 
 void AttentionLayer::attend_paged(std::span<const BatchSegment> segs,
@@ -160,8 +144,7 @@ void AttentionLayer::attend_paged(std::span<const BatchSegment> segs,
   const int H = cfg->num_attention_heads, D = cfg->head_dim;
   const long kr = (long)cfg->num_key_value_heads * D;  // floats per K/V row
   for (const BatchSegment& s : segs) {
-    auto* cache = dynamic_cast<PagedKvCache*>(s.cache);
-    LLM0_CHECK(cache != nullptr, "a full-attention layer of a batch needs a paged KV cache");
+    auto* cache = &cache_as<PagedKvCache>(*s.cache, il, kind_name());
     cache->append(s.pos, s.n, g.k_new + s.row0 * kr, g.v_new + s.row0 * kr);
     const AttentionDims d = dims(1, s.n, s.pos + s.n, s.pos);
     const uint64_t qk = attention_paged_forward(g.attn + (long)s.row0 * H * D,
@@ -172,15 +155,14 @@ void AttentionLayer::attend_paged(std::span<const BatchSegment> segs,
 
 void AttentionLayer::attend_ring(std::span<const BatchSegment> segs,
                                  const AttentionInferScratch& g, WorkCounters& counters) const {
-  // Per segment, as attend_sliding: the window rows [prev + n, Hkv, D] in position order (the
+  // Per segment: the window rows [prev + n, Hkv, D] in position order (the
   // W − 1 cached positions its first query can see, then its new rows), attended as one page by
   // attention_paged_forward, which computes every query row over its visible keys in one fixed
   // order — the same whatever the chunking (the ring stores and returns exact values, BF16 rounded once).
   const int H = cfg->num_attention_heads, D = cfg->head_dim;
   const long kr = (long)cfg->num_key_value_heads * D;  // floats per K/V row
   for (const BatchSegment& s : segs) {
-    auto* ring = dynamic_cast<RingKvCache*>(s.cache);
-    LLM0_CHECK(ring != nullptr, "a sliding-window layer of a batch needs a sliding-window cache");
+    auto* ring = &cache_as<RingKvCache>(*s.cache, il, kind_name());
     const int prev = std::min(s.pos, ring->window() - 1);
     ring->gather(prev, g.k_win, g.v_win);
     std::copy(g.k_new + s.row0 * kr, g.k_new + (s.row0 + s.n) * kr, g.k_win + prev * kr);
@@ -194,63 +176,6 @@ void AttentionLayer::attend_ring(std::span<const BatchSegment> segs,
                                                 g.q + (long)s.row0 * H * D, one, d);
     count_attention(counters, d, qk, ring->bytes_per_number());
   }
-}
-
-void AttentionLayer::attend_full(const float* x, int Tn, int pos, const int* positions,
-                                 KvCache& cache, const AttentionInferScratch& g,
-                                 WorkCounters& counters) const {
-  // New K/V rows go straight into the cache: [pos, pos + Tn).
-  float* k_new = cache.k_rows(pos, Tn);
-  float* v_new = cache.v_rows(pos, Tn);
-  project_qkv(x, Tn, positions, g.q, k_new, v_new, g.q_raw, g.k_raw, g.rstd,
-              g.rstd + (long)Tn * cfg->num_attention_heads, g.qg, g.gate);
-  cache.commit(Tn);
-  const AttentionDims d = dims(1, Tn, pos + Tn, pos);
-  uint64_t qk;
-  // Decode from a BF16 cache with at most 2 query heads per KV head: attention reads the stored
-  // rows, widening in registers. Larger groups widen and use one sgemm per KV head, which shares
-  // each row among the group (bench_attention_rows: rows 1.9-3.2x faster at group 1, 1.0-2.0x at
-  // group 2, 0.6-0.9x at group 8; docs/performance-history.md).
-  if (row_independent_linear()) {
-    // The serving engine's fixed order (ops/linear_rows.h): the paged kernel, reading the
-    // contiguous rows as they are stored as one page, gives attend_paged's bits.
-    thread_local KvRowPointers k_ptrs, v_ptrs;
-    const KvRowSet k = cache.k_rows_view(k_ptrs), v = cache.v_rows_view(v_ptrs);
-    const bool bf16 = k.bf16 != nullptr;
-    const void* k_page = bf16 ? (const void*)k.bf16[0] : (const void*)k.f32[0];
-    const void* v_page = bf16 ? (const void*)v.bf16[0] : (const void*)v.f32[0];
-    qk = attention_paged_forward(g.attn, g.q, KvPages{&k_page, &v_page, pos + Tn, bf16}, d);
-  } else if (Tn == 1 && cache.dtype() == CacheDtype::BF16 && d.H <= 2 * d.Hkv) {
-    thread_local KvRowPointers k_ptrs, v_ptrs;
-    qk = attention_decode_rows(g.attn, nullptr, g.q, cache.k_rows_view(k_ptrs),
-                               cache.v_rows_view(v_ptrs), d);
-  } else {
-    qk = attention_forward(g.attn, nullptr, g.q, cache.k(), cache.v(), d);
-  }
-  count_attention(counters, d, qk, cache.bytes_per_number());
-}
-
-void AttentionLayer::attend_sliding(const float* x, int Tn, int pos, const int* positions,
-                                    RingKvCache& cache, const AttentionInferScratch& g,
-                                    WorkCounters& counters) const {
-  // Window rows [prev + Tn, Hkv, D] in position order: the W − 1 cached positions the first new
-  // query can see, then the new ones. Only position differences matter to the window rule.
-  const int prev = std::min(pos, cache.window() - 1);
-  const long kr = (long)cfg->num_key_value_heads * cfg->head_dim;  // floats per K/V row
-  cache.gather(prev, g.k_win, g.v_win);
-  project_qkv(x, Tn, positions, g.q, g.k_win + prev * kr, g.v_win + prev * kr, g.q_raw, g.k_raw,
-              g.rstd, g.rstd + (long)Tn * cfg->num_attention_heads, g.qg, g.gate);
-  cache.append(pos, Tn, g.k_win + prev * kr, g.v_win + prev * kr);
-  const AttentionDims d = dims(1, Tn, prev + Tn, prev);
-  uint64_t qk;
-  if (row_independent_linear()) {  // the serving engine's fixed order: attend_ring's kernel
-    const void* k_page = g.k_win;
-    const void* v_page = g.v_win;
-    qk = attention_paged_forward(g.attn, g.q, KvPages{&k_page, &v_page, prev + Tn, false}, d);
-  } else {
-    qk = attention_forward(g.attn, nullptr, g.q, g.k_win, g.v_win, d);
-  }
-  count_attention(counters, d, qk, cache.bytes_per_number());
 }
 
 }  // namespace llm0

@@ -13,25 +13,15 @@
 #include <span>
 #include <vector>
 
-#include "cache/kv_cache.h"
 #include "cache/paged_kv_cache.h"
 #include "cache/ring_kv_cache.h"
 #include "config/config.h"
+#include "layers/mixer.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
 #include "ops/weight.h"
 
 namespace llm0 {
-
-/// Work the engine really did, per layer (DESIGN.md "Counters").
-struct WorkCounters {
-  uint64_t kv_projected = 0;  // K/V vectors projected: one per token per layer (K and V together)
-  uint64_t qk_scores = 0;     // q·k dot products that entered a softmax (visible pairs × heads)
-  uint64_t kv_bytes_read = 0; // cached K/V bytes the attention read (rows visible to the call)
-  uint64_t attn_macs = 0;     // multiply-adds on cached positions: scores and weighted sums (+ MLA's
-                              // latent expansion or query absorption); projections not included
-  std::vector<uint64_t> expert_tokens;  // [E] tokens routed to each expert (MoE layers; else empty)
-};
 
 /// Training activations of one attention layer (views into the activation plan).
 struct AttentionSaved {
@@ -84,27 +74,31 @@ struct AttentionInferScratch {
   float *k_new = nullptr, *v_new = nullptr;  // [Tn, Hkv, D] new K/V rows (paged caches)
 };
 
-/// One sequence's rows in a ragged batch (the serving engine's step): rows [row0, row0 + n) of
-/// x [N, C] are its new tokens at positions [pos, pos + n); their state goes to `cache`, this
-/// layer's cache of that sequence: a PagedKvCache (full attention), a RingKvCache (sliding
-/// window) or a RecurrentState (Gated DeltaNet).
-struct BatchSegment {
-  int row0 = 0, n = 0, pos = 0;
-  LayerCache* cache = nullptr;
-};
-
-struct AttentionLayer {
+/// The attention mixer (layers/mixer.h). Its contract half (parameter table, buffer plan, cache
+/// spec, the opaque-buffer entry points) is in layers/attention_mixer.cpp.
+struct AttentionLayer final : Mixer {
   const ModelConfig* cfg = nullptr;
   LayerConfig layer;  // full or sliding (window W)
   AttentionWeights w;
   const RopeTable* rope = nullptr;  // cos/sin table (RoPE configs), owned by the model
+  int il = 0;                       // layer index (error messages)
+
+  AttentionLayer() = default;
+  AttentionLayer(const ModelConfig& c, int layer_index, const RopeTable* rope_table)
+      : cfg(&c), layer(c.layer(layer_index)), rope(rope_table), il(layer_index) {}
+
+  // ---- Mixer ----
+  const char* kind_name() const override;
+  LLM0_MIXER_OVERRIDES
+  SavedAttention saved_attention(const LayerBuffers& saved) const override;
 
   /// q [N, H, D], k, v [N, Hkv, D] from x [N, C]: projections, QK-norm, RoPE at positions[N].
   /// q_raw/k_raw/q_rstd/k_rstd: QK-norm inputs and stats (scratch at inference, saved in training).
   /// With attn_output_gate, q_proj writes qg [N, H, 2·D] and the gates go to gate [N, H, D].
+  /// `lk`: the projections' kernel order (ops/matmul.h).
   void project_qkv(const float* x, int N, const int* positions, float* q, float* k, float* v,
                    float* q_raw, float* k_raw, float* q_rstd, float* k_rstd, float* qg,
-                   float* gate) const;
+                   float* gate, const LinearKernel& lk = {}) const;
 
   /// Training forward: y [N, C] = o_proj(attention(x)) for B sequences of T tokens.
   void forward(const float* x, int B, int T, const int* positions, AttentionSaved& s,
@@ -113,35 +107,28 @@ struct AttentionLayer {
   void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
                 const AttentionSaved& s, const AttentionGradScratch& g) const;
 
-  /// Inference on Tn tokens at positions [pos, pos + Tn): appends their K/V to `cache` (a KvCache
-  /// for full layers, a RingKvCache for sliding ones) and attends over the visible cached keys.
-  /// Throws llm0::Error if the cache is full or of the wrong kind.
-  void forward_cached(const float* x, int Tn, int pos, const int* positions, LayerCache& cache,
-                      const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
-  /// Ragged batch inference: x [N, C] = the new tokens of several sequences (`segs`, in row
-  /// order, positions[N] their absolute positions). Projections, QK-norm, RoPE, gate and o_proj
-  /// run on all N rows at once; each segment stores its K/V in its cache and attends with
-  /// attention_paged_forward (one fixed order per query row): full layers through the page
-  /// table of a PagedKvCache; sliding layers over their window (the ring's last W − 1 positions
-  /// gathered, then the new rows) with the RingKvCache of the segment. y [N, C]. Throws
-  /// llm0::Error as forward_cached, or for a segment cache of the wrong kind.
-  void forward_batch(const float* x, int N, const int* positions,
-                     std::span<const BatchSegment> segs, const AttentionInferScratch& g, float* y,
-                     WorkCounters& counters) const;
+  /// The cached forward (Mixer::forward_cached): x [N, C] = the new tokens of N >= 1 sequences
+  /// (`segs`, in row order, positions[N] their absolute positions). Projections, QK-norm, RoPE,
+  /// gate and o_proj run on all N rows at once (opt.linear's kernel order); each segment stores
+  /// its K/V in its cache and attends with attention_paged_forward (one fixed order per query
+  /// row): full layers through the page table of a PagedKvCache (a single sequence's cache is
+  /// one page); sliding layers over their window (the ring's last W − 1 positions gathered,
+  /// then the new rows) with the RingKvCache of the segment. y [N, C]. Throws llm0::Error if a
+  /// cache is full, out of order or of the wrong kind.
+  void forward_cached(const float* x, int N, const int* positions,
+                      std::span<const BatchSegment> segs, const AttentionInferScratch& g,
+                      const InferOptions& opt, float* y, WorkCounters& counters) const;
 
  private:
   AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;
-  // Project the Tn new tokens, store their K/V and attend (g.attn), per cache kind.
-  void attend_full(const float* x, int Tn, int pos, const int* positions, KvCache& cache,
-                   const AttentionInferScratch& g, WorkCounters& counters) const;
+  // Store each segment's new K/V rows (g.k_new, g.v_new) and attend (g.attn), per cache kind.
   void attend_paged(std::span<const BatchSegment> segs, const AttentionInferScratch& g,
                     WorkCounters& counters) const;
   void attend_ring(std::span<const BatchSegment> segs, const AttentionInferScratch& g,
                    WorkCounters& counters) const;
   // gate (attn_output_gate) and o_proj of the N rows in g.attn; counts their K/V projections.
-  void output(int N, const AttentionInferScratch& g, float* y, WorkCounters& counters) const;
-  void attend_sliding(const float* x, int Tn, int pos, const int* positions, RingKvCache& cache,
-                      const AttentionInferScratch& g, WorkCounters& counters) const;
+  void output(int N, const AttentionInferScratch& g, const LinearKernel& lk, float* y,
+              WorkCounters& counters) const;
 };
 
 }  // namespace llm0

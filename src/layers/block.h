@@ -1,65 +1,52 @@
-// Pre-norm decoder block (GPT-2 / Llama): h = x + attn(norm1(x)); out = h + mlp(norm2(h)).
-// HF names: input_layernorm, self_attn, post_attention_layernorm, mlp. The sequence mixer is the
-// layer's kind (LayerConfig): attention (full or sliding), multi-head latent attention (MLA) or
-// Gated DeltaNet (linear attention); the feed-forward is the layer's FfnKind: dense MLP or
-// mixture of experts (layers/moe.h).
+// Pre-norm decoder block (GPT-2 / Llama): h = x + mixer(norm1(x)); out = h + ffn(norm2(h)).
+// HF names: input_layernorm, self_attn | linear_attn, post_attention_layernorm, mlp. The token
+// mixer (layers/mixer.h: attention, MLA, Gated DeltaNet) and the feed-forward (layers/ffn.h:
+// dense MLP or mixture of experts) are the layer's, made by layers/mixer_factory.h; the block
+// calls them through their contracts and never asks which kind they are.
 // Layouts: x, out [N, C] with N = B·T rows.
 #pragma once
-#include "layers/attention.h"
-#include "layers/gated_deltanet.h"
-#include "layers/mla.h"
-#include "layers/mlp.h"
-#include "layers/moe.h"
+#include <memory>
+#include <span>
+
+#include "layers/ffn.h"
+#include "layers/mixer.h"
 #include "layers/norm.h"
 
 namespace llm0 {
 
-/// Training activations of one block (views into the activation plan).
+/// Training buffers of one block (views into the activation plan).
 struct BlockSaved {
   float* x_in = nullptr;                           // [N, C] block input (residual stream)
   float* ln1 = nullptr;                            // [N, C] norm1(x_in)
   float *ln1_mean = nullptr, *ln1_rstd = nullptr;  // [N]
-  AttentionSaved attn;                             // attention layers
-  MlaSaved mla;                                    // latent-attention layers
-  GatedDeltaNetSaved gdn;                          // linear-attention layers
-  float* x_mid = nullptr;                          // [N, C] x_in + attn
+  std::unique_ptr<LayerBuffers> mixer;             // the mixer's saved activations
+  float* x_mid = nullptr;                          // [N, C] x_in + mixer
   float* ln2 = nullptr;                            // [N, C] norm2(x_mid)
   float *ln2_mean = nullptr, *ln2_rstd = nullptr;  // [N]
-  MlpSaved mlp;                                    // dense MLP layers
-  MoeSaved moe;                                    // mixture-of-experts layers
+  std::unique_ptr<LayerBuffers> ffn;               // the feed-forward's saved state
+  // Backward scratch of this block's mixer and feed-forward: the same memory as every other
+  // block's (blocks run one at a time).
+  std::unique_ptr<LayerBuffers> mixer_grads, ffn_grads;
 };
 
 /// Scratch shared by all blocks in backward (and `branch` in forward).
 struct BlockScratch {
-  float* branch = nullptr;  // [N, C] attn / mlp output before the residual add
+  float* branch = nullptr;  // [N, C] mixer / ffn output before the residual add
   float* dln = nullptr;     // [N, C]
   float* dnorm = nullptr;   // [N, C]
-  AttentionGradScratch attn;
-  MlaGradScratch mla;
-  GatedDeltaNetGradScratch gdn;
-  MlpGradScratch mlp;
-  MoeGradScratch moe;
+  float aux_scale = 0;      // weight of the MoE load-balancing loss in backward (Ffn::backward)
 };
 
-/// Inference scratch for Tn tokens (sized by the model).
+/// Inference scratch of one block for Tn tokens (sized by the model).
 struct BlockInferScratch {
-  float *ln = nullptr, *branch = nullptr;  // [Tn, C]
-  AttentionInferScratch attn;
-  MlaInferScratch mla;
-  GatedDeltaNetSaved gdn;                  // bound for (1, Tn)
-  MlpSaved mlp;                            // [Tn, F] each
-  MoeSaved moe;                            // mixture-of-experts layers ([Tn, ...])
+  float *ln = nullptr, *branch = nullptr;  // [Tn, C], shared by all blocks
+  std::unique_ptr<LayerBuffers> mixer, ffn;  // this block's (memory shared with the other blocks')
 };
 
 struct Block {
-  LayerKind kind = LayerKind::FullAttention;  // which of attn / mla mixes the sequence
   NormLayer norm1, norm2;
-  AttentionLayer attn;
-  MlaLayer mla;
-  FfnKind ffn = FfnKind::Mlp;                 // which of mlp / moe is the feed-forward
-  GatedDeltaNetLayer gdn;
-  MlpLayer mlp;
-  MoeLayer moe;
+  std::unique_ptr<Mixer> mixer;
+  std::unique_ptr<Ffn> ffn;
 
   /// out [N, C] from s.x_in (which the caller filled); saves activations in s.
   void forward(int B, int T, const int* positions, BlockSaved& s, const BlockScratch& g,
@@ -67,21 +54,12 @@ struct Block {
   /// dstream [N, C]: on entry ∂L/∂out, on exit ∂L/∂x_in. Parameter gradients accumulate.
   void backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,
                 const BlockScratch& g) const;
-  /// Inference: x [Tn, C] updated in place (x += attn(...), then x += mlp(...)).
-  /// `mla_form` chooses MLA's decode form (ignored by attention layers).
-  void forward_cached(float* x, int Tn, int pos, const int* positions, LayerCache& cache,
-                      const BlockInferScratch& g, MlaDecode mla_form,
+  /// Inference, the one cached forward: x [N, C], the new tokens of the sequences in `segs`
+  /// (N >= 1 sequences), updated in place: x += mixer(norm1(x)) (Mixer::forward_cached), then
+  /// x += ffn(norm2(x)) on all rows, the linear maps in opt.linear's kernel order.
+  void forward_cached(float* x, int N, const int* positions, std::span<const BatchSegment> segs,
+                      const BlockInferScratch& g, const InferOptions& opt,
                       WorkCounters& counters) const;
-  /// Ragged batch inference (the serving engine's step): x [N, C], the new tokens of the
-  /// sequences in `segs`, updated in place; the mixer's batch form (AttentionLayer::forward_batch
-  /// for full and sliding layers, MlaLayer::forward_batch, GatedDeltaNetLayer::forward_batch),
-  /// then the FFN on all rows.
-  void forward_batch(float* x, int N, const int* positions, std::span<const BatchSegment> segs,
-                     const BlockInferScratch& g, WorkCounters& counters) const;
-
- private:
-  // x [N, C] += ffn(norm2(x)): the inference half after the mixer, per token row.
-  void ffn_cached(float* x, int N, const BlockInferScratch& g, WorkCounters& counters) const;
 };
 
 }  // namespace llm0

@@ -10,10 +10,8 @@
 #include "cache/recurrent_state.h"
 #include "core/check.h"
 #include "core/half.h"
-#include "layers/attention.h"
 #include "ops/causal_conv.h"
 #include "ops/gated_delta.h"
-#include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 
@@ -119,12 +117,13 @@ void GatedDeltaNetLayer::convolve(long row0, int B, int T, const float* history,
   for (size_t i = at; i < at + (size_t)B * T * Cc; ++i) s.act[i] = silu(s.conv[i]);
 }
 
-void GatedDeltaNetLayer::project_rows(const float* x, int N, const GatedDeltaNetSaved& s) const {
+void GatedDeltaNetLayer::project_rows(const float* x, int N, const GatedDeltaNetSaved& s,
+                                      const LinearKernel& lk) const {
   const int P = cfg.qkvz_rows(), Cc = cfg.conv_channels(), nk = cfg.linear_num_key_heads;
   const int dk = cfg.linear_key_head_dim, rdv = cfg.value_dim() / nk;
   const LinearOut outs[] = {{s.qkvz, w.in_proj_qkvz, nullptr, P},
                             {s.ab, w.in_proj_ba, nullptr, 2 * cfg.linear_num_value_heads}};
-  linear_forward_group(outs, x, N, C);
+  linear_forward_group(outs, x, N, C, lk);
   for (int n = 0; n < N; ++n) {
     const float* row = s.qkvz + (size_t)n * P;
     float* m = s.mixed + (size_t)n * Cc;
@@ -160,11 +159,12 @@ void GatedDeltaNetLayer::prepare_inputs(int N, const GatedDeltaNetSaved& s) cons
   }
 }
 
-void GatedDeltaNetLayer::output(int N, const GatedDeltaNetSaved& s, float* y) const {
+void GatedDeltaNetLayer::output(int N, const GatedDeltaNetSaved& s, float* y,
+                                const LinearKernel& lk) const {
   const int nv = cfg.linear_num_value_heads, dv = cfg.linear_value_head_dim;
   rmsnorm_forward(s.o_norm, s.o_rstd, s.o, w.norm, N * nv, dv, eps);
   for (size_t i = 0; i < (size_t)N * cfg.value_dim(); ++i) s.gated[i] = s.o_norm[i] * silu(s.z[i]);
-  linear_forward(y, s.gated, w.out_proj, nullptr, N, cfg.value_dim(), C);
+  linear_forward(y, s.gated, w.out_proj, nullptr, N, cfg.value_dim(), C, lk);
 }
 
 void GatedDeltaNetLayer::forward(const float* x, int B, int T, GatedDeltaNetSaved& s,
@@ -260,58 +260,35 @@ void GatedDeltaNetLayer::advance_window(RecurrentState& rs, const float* mixed, 
   rs.store_window();
 }
 
-void GatedDeltaNetLayer::forward_cached(const float* x, int Tn, int pos, LayerCache& cache,
-                                        const GatedDeltaNetSaved& s, float* y) const {
-  auto* rs = dynamic_cast<RecurrentState*>(&cache);
-  LLM0_CHECK(rs != nullptr, "a linear_attention layer needs a recurrent-state cache");
-  rs->check_append(pos, Tn);
-  project_rows(x, Tn, s);
-  round_as_stored(*rs, s.mixed, Tn);
-  convolve(0, 1, Tn, rs->window(), s);  // window: float32 (widened when the cache is bf16)
-  advance_window(*rs, s.mixed, Tn);
-  prepare_inputs(Tn, s);
-  const GatedDeltaDims d = op_dims(cfg, 1, Tn);
-  // The recurrent form for one token, and for every Tn in the serving engine's fixed order
-  // (ops/linear_rows.h; forward_batch below): the chunked form's rounding depends on the chunks.
-  if (Tn == 1 || row_independent_linear())
-    gated_delta_recurrent(s.o, rs->state(), s.q, s.k, s.v, s.g, s.beta, d);
-  else
-    gated_delta_chunked(s.o, rs->state(), nullptr, s.q, s.k, s.v, s.g, s.beta, d);
-  output(Tn, s, y);
-  rs->commit(Tn);
-}
-
-void GatedDeltaNetLayer::forward_batch(const float* x, int N, std::span<const BatchSegment> segs,
-                                       const GatedDeltaNetSaved& s, float* y) const {
-  // The delta rule runs in its recurrent form, token by token, whatever the segment's length:
-  // the chunked form's rounding depends on where chunks start, which the scheduler chooses, and a
-  // sequence's logits must not (serve/batch_engine.h). Cost: prefill does the per-token rank-1
-  // updates instead of chunk matrix products (the same multiply-adds, without sgemm's speed).
-  project_rows(x, N, s);  // in_proj_qkvz / in_proj_ba on all N rows (row-independent)
+void GatedDeltaNetLayer::forward_cached(const float* x, int N,
+                                        std::span<const BatchSegment> segs,
+                                        const GatedDeltaNetSaved& s, const InferOptions& opt,
+                                        float* y) const {
+  project_rows(x, N, s, opt.linear);  // in_proj_qkvz / in_proj_ba on all N rows
   std::vector<RecurrentState*> states;
   for (const BatchSegment& g : segs) {
-    auto* rs = dynamic_cast<RecurrentState*>(g.cache);
-    LLM0_CHECK(rs != nullptr, "a linear_attention layer of a batch needs a recurrent-state cache");
+    auto* rs = &cache_as<RecurrentState>(*g.cache, il, kind_name());
     rs->check_append(g.pos, g.n);
     float* raw = s.mixed + (size_t)g.row0 * cfg.conv_channels();
     round_as_stored(*rs, raw, g.n);
-    convolve(g.row0, 1, g.n, rs->window(), s);
+    convolve(g.row0, 1, g.n, rs->window(), s);  // window: float32 (widened when the cache is bf16)
     advance_window(*rs, raw, g.n);
     states.push_back(rs);
   }
   prepare_inputs(N, s);
-  const GatedDeltaDims d1 = op_dims(cfg, 1, 1);
   for (size_t i = 0; i < segs.size(); ++i) {
     const BatchSegment& g = segs[i];
-    GatedDeltaDims d = d1;
-    d.T = g.n;
-    const size_t r = (size_t)g.row0, nv = (size_t)d.nv;
-    gated_delta_recurrent(s.o + r * cfg.value_dim(), states[i]->state(), s.q + r * cfg.key_dim(),
-                          s.k + r * cfg.key_dim(), s.v + r * cfg.value_dim(), s.g + r * nv,
-                          s.beta + r * nv, d);
+    const GatedDeltaDims d = op_dims(cfg, 1, g.n);
+    const size_t r = (size_t)g.row0, nv = (size_t)d.nv, K = cfg.key_dim(), V = cfg.value_dim();
+    float* o = s.o + r * V;
+    const float *q = s.q + r * K, *k = s.k + r * K, *v = s.v + r * V;
+    if (g.n == 1 || opt.linear.fixed_order)
+      gated_delta_recurrent(o, states[i]->state(), q, k, v, s.g + r * nv, s.beta + r * nv, d);
+    else
+      gated_delta_chunked(o, states[i]->state(), nullptr, q, k, v, s.g + r * nv, s.beta + r * nv, d);
     states[i]->commit(g.n);
   }
-  output(N, s, y);
+  output(N, s, y, opt.linear);
 }
 
 }  // namespace llm0

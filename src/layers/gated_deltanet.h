@@ -18,12 +18,12 @@
 
 #include "cache/layer_cache.h"
 #include "config/gated_deltanet_config.h"
+#include "layers/mixer.h"
 #include "ops/weight.h"
 
 namespace llm0 {
 
 class RecurrentState;
-struct BatchSegment;
 
 /// Training activations of one layer (also the inference scratch, with B = 1, T = Tn). Views into
 /// one buffer of floats(cfg, B, T) floats carved by bind().
@@ -70,39 +70,49 @@ struct GatedDeltaNetWeights {
   float *ddt_bias = nullptr, *dA_log = nullptr, *dnorm = nullptr, *dout_proj = nullptr;
 };
 
-struct GatedDeltaNetLayer {
+/// The linear-attention mixer (layers/mixer.h). Its contract half (parameter table, buffer plan,
+/// cache spec) is in layers/gated_deltanet_mixer.cpp.
+struct GatedDeltaNetLayer final : Mixer {
   static constexpr float kL2Eps = 1e-6f;  // l2norm of q and k (HF l2norm default)
   GatedDeltaNetConfig cfg;
   int C = 0;              // hidden_size
   float eps = 1e-6f;      // rms_norm_eps of the gated norm
   GatedDeltaNetWeights w;
+  int il = 0;             // layer index (error messages)
+
+  GatedDeltaNetLayer() = default;
+  GatedDeltaNetLayer(const ModelConfig& c, int layer_index)
+      : cfg(c.linear), C(c.hidden_size), eps((float)c.rms_norm_eps), il(layer_index) {}
+
+  // ---- Mixer ----
+  const char* kind_name() const override { return "linear_attention"; }
+  LLM0_MIXER_OVERRIDES
+  void update_config(const ModelConfig& c) override { cfg.chunk_size = c.linear.chunk_size; }
 
   /// Training forward: y [N, C] for B sequences of T tokens from zero state; fills s.
   void forward(const float* x, int B, int T, GatedDeltaNetSaved& s, float* y) const;
   /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
   void backward(float* dx, const float* dy, const float* x, int B, int T,
                 const GatedDeltaNetSaved& s, const GatedDeltaNetGradScratch& g) const;
-  /// Inference on Tn tokens at positions [pos, pos + Tn) continuing the state in `cache` (a
-  /// RecurrentState): chunked form for Tn > 1, recurrent for Tn = 1; with a bf16 window the raw
-  /// conv inputs are rounded to bf16 before the convolution, as stored. s: scratch bound for
-  /// (1, Tn). Throws llm0::Error if the cache is of another kind or pos != its length.
-  void forward_cached(const float* x, int Tn, int pos, LayerCache& cache,
-                      const GatedDeltaNetSaved& s, float* y) const;
-  /// Ragged batch inference (the serving engine's step; layers/attention.h BatchSegment): x
-  /// [N, C] holds the new tokens of several sequences, each continuing its RecurrentState.
-  /// in_proj and out_proj run on all N rows at once; the convolution and the delta rule per
-  /// segment, the rule in its recurrent form (token by token) so a row's output does not depend
-  /// on how the sequence was chunked. s: scratch bound for (1, ≥ N). y [N, C]. Throws
+  /// The cached forward (Mixer::forward_cached): x [N, C] holds the new tokens of N >= 1
+  /// sequences, each continuing its RecurrentState. in_proj and out_proj run on all N rows at
+  /// once (opt.linear's order); the convolution and the delta rule per segment. The rule's form
+  /// is math, not a second path: with opt.linear.fixed_order (and for one token) the recurrent
+  /// form, token by token, so a row's output does not depend on how the sequence was chunked;
+  /// otherwise the chunked form for a segment of several tokens (sgemm-fast prefill, rounding
+  /// that depends on where chunks start). With a bf16 window the raw conv inputs are rounded to
+  /// bf16 before the convolution, as stored. s: scratch bound for (1, ≥ N). y [N, C]. Throws
   /// llm0::Error for a segment cache of another kind or out of order.
-  void forward_batch(const float* x, int N, std::span<const BatchSegment> segs,
-                     const GatedDeltaNetSaved& s, float* y) const;
+  void forward_cached(const float* x, int N, std::span<const BatchSegment> segs,
+                      const GatedDeltaNetSaved& s, const InferOptions& opt, float* y) const;
 
  private:
   // x → qkvz, ab → mixed, z (regrouped); conv over mixed with `history` → conv, act.
   void project(const float* x, int B, int T, const float* history,
                const GatedDeltaNetSaved& s) const;
   // x [N, C] → qkvz, ab → mixed, z (regrouped), all rows.
-  void project_rows(const float* x, int N, const GatedDeltaNetSaved& s) const;
+  void project_rows(const float* x, int N, const GatedDeltaNetSaved& s,
+                    const LinearKernel& lk = {}) const;
   // conv, act of rows [row0, row0 + B·T) from mixed, with `history` [B, K−1, Cc] (null: zeros).
   void convolve(long row0, int B, int T, const float* history, const GatedDeltaNetSaved& s) const;
   // A bf16 window holds raw conv inputs rounded to bf16: mixed [Tn, Cc] rounded so, before the
@@ -114,7 +124,7 @@ struct GatedDeltaNetLayer {
   // act, ab → q, k, v, β, g.
   void prepare_inputs(int N, const GatedDeltaNetSaved& s) const;
   // o, z → o_norm, gated → y.
-  void output(int N, const GatedDeltaNetSaved& s, float* y) const;
+  void output(int N, const GatedDeltaNetSaved& s, float* y, const LinearKernel& lk = {}) const;
 };
 
 }  // namespace llm0

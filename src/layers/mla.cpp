@@ -1,4 +1,5 @@
-// Multi-head latent attention: training forward/backward and the two decode forms. See mla.h;
+// Multi-head latent attention: projections, training forward/backward (the cached forward and
+// its two decode forms: mla_cached.cpp). See mla.h;
 // the backward chain is written out in docs/derivations/mla.md.
 #include "layers/mla.h"
 
@@ -9,7 +10,6 @@
 #include <cstring>
 
 #include "core/check.h"
-#include "ops/linear_rows.h"
 #include "ops/matmul.h"
 #include "ops/norm.h"
 
@@ -25,24 +25,25 @@ AttentionDims MlaLayer::dims(int B, int Tq, int Tk, int q_offset) const {
 }
 
 void MlaLayer::project_q(const float* x, int N, const int* positions, float* q, float* cq,
-                         float* cq_n, float* cq_rstd) const {
+                         float* cq_n, float* cq_rstd, const LinearKernel& lk) const {
   const MlaConfig& m = cfg->mla;
   const int C = cfg->hidden_size, H = cfg->num_attention_heads, D = m.qk_head_dim();
   if (m.q_lora_rank > 0) {  // q = q_b_proj(q_a_layernorm(q_a_proj(x)))
-    linear_forward(cq, x, w.q_a_w, w.q_a_b, N, C, m.q_lora_rank);
+    linear_forward(cq, x, w.q_a_w, w.q_a_b, N, C, m.q_lora_rank, lk);
     rmsnorm_forward(cq_n, cq_rstd, cq, w.q_a_norm, N, m.q_lora_rank, kLatentEps);
-    linear_forward(q, cq_n, w.q_b_w, nullptr, N, m.q_lora_rank, H * D);
+    linear_forward(q, cq_n, w.q_b_w, nullptr, N, m.q_lora_rank, H * D, lk);
   } else {
-    linear_forward(q, x, w.q_w, nullptr, N, C, H * D);
+    linear_forward(q, x, w.q_w, nullptr, N, C, H * D, lk);
   }
   rope_forward(q, positions, N, H, D, *rope, RopeLayout::Interleaved, m.qk_nope_head_dim);
 }
 
 void MlaLayer::project_latent(const float* x, int N, const int* positions, float* kv_a,
-                              float* c_raw, float* c, float* c_rstd) const {
+                              float* c_raw, float* c, float* c_rstd,
+                              const LinearKernel& lk) const {
   const MlaConfig& m = cfg->mla;
   const int r = m.kv_lora_rank, R = r + m.qk_rope_head_dim;
-  linear_forward(kv_a, x, w.kv_a_w, w.kv_a_b, N, cfg->hidden_size, R);  // [N, r + dr]
+  linear_forward(kv_a, x, w.kv_a_w, w.kv_a_b, N, cfg->hidden_size, R, lk);  // [N, r + dr]
   // k_pe: the row's last dr numbers, one head shared by all query heads.
   rope_forward(kv_a, positions, N, 1, R, *rope, RopeLayout::Interleaved, r);
   for (int n = 0; n < N; ++n) std::memcpy(c_raw + (long)n * r, kv_a + (long)n * R, sizeof(float) * r);
@@ -75,7 +76,9 @@ void MlaLayer::forward(const float* x, int B, int T, const int* positions, MlaSa
   project_latent(x, N, positions, s.kv_a, s.c_raw, s.c, s.c_rstd);
   // kv [N, H, dn+dv] is transient: the backward's dkv buffer (same shape) holds it.
   expand(s.c, r, s.kv_a + r, r + m.qk_rope_head_dim, N, g.dkv, s.k, s.v);
-  attention_forward(s.attn, s.lse, s.q, s.k, s.v, dims(B, T, T, 0));
+  AttentionDims d = dims(B, T, T, 0);
+  d.bf16_products = w.o_w.bf16_products;  // the run's precision (Model::set_bf16_products)
+  attention_forward(s.attn, s.lse, s.q, s.k, s.v, d);
   linear_forward(y, s.attn, w.o_w, w.o_b, N, H * m.v_head_dim, cfg->hidden_size);
 }
 
@@ -86,7 +89,9 @@ void MlaLayer::backward(float* dx, const float* dy, const float* x, int B, int T
   const int r = m.kv_lora_rank, dn = m.qk_nope_head_dim, dr = m.qk_rope_head_dim;
   const int dv = m.v_head_dim, D = dn + dr, E = dn + dv, R = r + dr;
   linear_backward(g.dattn, w.do_w, w.do_b, dy, s.attn, w.o_w, N, H * dv, C);
-  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse, dims(B, T, T, 0));
+  AttentionDims d = dims(B, T, T, 0);
+  d.bf16_products = w.o_w.bf16_products;  // the run's precision (Model::set_bf16_products)
+  attention_backward(g.dq, g.dk, g.dv, g.dattn, s.q, s.k, s.v, s.attn, s.lse, d);
   // Query path: RoPE, then q_b / q_a_layernorm / q_a (or q_proj). Writes dx.
   rope_backward(g.dq, positions, N, H, D, *rope, RopeLayout::Interleaved, dn);
   if (m.q_lora_rank > 0) {
@@ -114,80 +119,6 @@ void MlaLayer::backward(float* dx, const float* dy, const float* x, int B, int T
   for (int n = 0; n < N; ++n)
     std::memcpy(g.dkv_a + (long)n * R, g.dc_raw + (long)n * r, sizeof(float) * r);
   linear_backward(dx, w.dkv_a_w, w.dkv_a_b, g.dkv_a, x, w.kv_a_w, N, C, R, /*accumulate_dx=*/true);
-}
-
-uint64_t MlaLayer::attend_expanded(int Tn, int pos, const LatentCache& cache,
-                                   const MlaInferScratch& g, WorkCounters& counters) const {
-  const MlaConfig& m = cfg->mla;
-  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, S = pos + Tn;
-  const long row = cache.row();
-  // Every cached token's k_nope and v, re-created from its latent: S · r · H(dn+dv) MACs.
-  expand(cache.data(), row, cache.data() + r, row, S, g.kv, g.k, g.v);
-  const AttentionDims d = dims(1, Tn, S, pos);
-  const uint64_t qk = attention_forward(g.attn, nullptr, g.q, g.k, g.v, d);
-  counters.attn_macs += (uint64_t)S * r * H * (m.qk_nope_head_dim + m.v_head_dim) +
-                        qk * (uint64_t)(d.D + d.Dv);
-  return qk;
-}
-
-uint64_t MlaLayer::attend_absorbed(int Tn, int pos, const LatentCache& cache,
-                                   const MlaInferScratch& g, WorkCounters& counters) const {
-  const MlaConfig& m = cfg->mla;
-  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, dn = m.qk_nope_head_dim;
-  const int dr = m.qk_rope_head_dim, dv = m.v_head_dim, D = dn + dr, E = dn + dv, R = r + dr;
-  for (int h = 0; h < H; ++h) {
-    const float* W_UK = w.kv_b_w + (long)h * E * r;        // [dn, r]: head h's k_nope rows
-    // q_lat,h [Tn, r] = q_nope,h [Tn, dn] · W_UK,h ; then q_pe,h copied beside it.
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Tn, r, dn, 1.0f, g.q + (long)h * D,
-                H * D, W_UK, r, 0.0f, g.q_abs + (long)h * R, H * R);
-    for (int t = 0; t < Tn; ++t)
-      std::memcpy(g.q_abs + ((long)t * H + h) * R + r, g.q + ((long)t * H + h) * D + dn,
-                  sizeof(float) * dr);
-  }
-  // One shared "KV head": keys [c | k_pe] (r + dr), values c (r), both read from the cache rows.
-  AttentionDims d = dims(1, Tn, pos + Tn, pos);
-  d.Hkv = 1, d.D = R, d.Dv = r, d.k_stride = R, d.v_stride = R;
-  const uint64_t qk = attention_forward(g.o_lat, nullptr, g.q_abs, cache.data(), cache.data(), d);
-  for (int h = 0; h < H; ++h) {
-    const float* W_UV = w.kv_b_w + ((long)h * E + dn) * r;  // [dv, r]: head h's v rows
-    // out_h [Tn, dv] = o_lat,h [Tn, r] · W_UV,hᵀ
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Tn, dv, r, 1.0f, g.o_lat + (long)h * r,
-                H * r, W_UV, r, 0.0f, g.attn + (long)h * dv, H * dv);
-  }
-  counters.attn_macs += (uint64_t)Tn * H * (uint64_t)(dn + dv) * r + qk * (uint64_t)(R + r);
-  return qk;
-}
-
-void MlaLayer::forward_cached(const float* x, int Tn, int pos, const int* positions,
-                              LayerCache& cache, const MlaInferScratch& g, MlaDecode form,
-                              float* y, WorkCounters& counters) const {
-  auto* lat = dynamic_cast<LatentCache*>(&cache);
-  LLM0_CHECK(lat != nullptr, "a latent-attention layer needs a latent cache");
-  const MlaConfig& m = cfg->mla;
-  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, dr = m.qk_rope_head_dim;
-  project_q(x, Tn, positions, g.q, g.cq, g.cq_n, nullptr);
-  // New cache rows [c | k_pe]: the normalised latent, then the rotated shared key.
-  float* rows = lat->rows(pos, Tn);
-  project_latent(x, Tn, positions, g.kv_a, g.c_raw, g.c, nullptr);
-  for (int t = 0; t < Tn; ++t) {
-    std::memcpy(rows + (long)t * (r + dr), g.c + (long)t * r, sizeof(float) * r);
-    std::memcpy(rows + (long)t * (r + dr) + r, g.kv_a + (long)t * (r + dr) + r, sizeof(float) * dr);
-  }
-  lat->commit(Tn);
-  counters.kv_projected += (uint64_t)Tn;
-  if (row_independent_linear()) {
-    // The serving engine's fixed order (ops/linear_rows.h): the absorbed form of forward_batch
-    // over the rows as stored, so this contiguous cache gives the engine's bits.
-    KvRowPointers ptrs;
-    absorb_queries(Tn, g);
-    counters.qk_scores += attend_latent_rows(lat->rows_view(ptrs), 0, Tn, pos, g, counters);
-    expand_values(Tn, g);
-  } else {
-    counters.qk_scores += form == MlaDecode::Absorbed ? attend_absorbed(Tn, pos, *lat, g, counters)
-                                                      : attend_expanded(Tn, pos, *lat, g, counters);
-  }
-  counters.kv_bytes_read += (uint64_t)(pos + Tn) * (uint64_t)(r + dr) * (uint64_t)lat->bytes_per_number();
-  linear_forward(y, g.attn, w.o_w, w.o_b, Tn, H * m.v_head_dim, cfg->hidden_size);
 }
 
 }  // namespace llm0

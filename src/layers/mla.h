@@ -17,17 +17,15 @@
 #include <cstdint>
 #include <span>
 
-#include "cache/latent_cache.h"
+#include "cache/paged_kv_cache.h"
 #include "config/config.h"
 #include "layers/attention.h"
+#include "layers/mixer.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
 #include "ops/weight.h"
 
 namespace llm0 {
-
-/// Which decode form forward_cached uses (`--mla-decode absorbed|expanded`).
-enum class MlaDecode { Absorbed, Expanded };
 
 /// Training activations of one MLA layer (views into the activation plan). N = B·T.
 struct MlaSaved {
@@ -64,6 +62,7 @@ struct MlaInferScratch {
   float* attn = nullptr;                  // [rows, H, dv]
   float* q_abs = nullptr;                 // [rows, H, r + dr] absorbed queries
   float* o_lat = nullptr;                 // [rows, H, r] absorbed: weighted sums of latents
+  float* lat = nullptr;                   // [context, r + dr] expanded: the rows as float32
   float* kv = nullptr;                    // [context, H, dn + dv] expanded: re-created k_nope, v
   float *k = nullptr, *v = nullptr;       // [context, H, D], [context, H, dv]
 };
@@ -80,11 +79,23 @@ struct MlaWeights {
   float *dkv_b_w = nullptr, *do_w = nullptr, *do_b = nullptr;
 };
 
-struct MlaLayer {
+/// The latent-attention mixer (layers/mixer.h; the decode form: MlaDecode there). Its contract
+/// half (parameter table, buffer plan, cache spec) is in layers/mla_mixer.cpp.
+struct MlaLayer final : Mixer {
   static constexpr float kLatentEps = 1e-6f;  // q_a_layernorm / kv_a_layernorm (HF default)
   const ModelConfig* cfg = nullptr;
   MlaWeights w;
   const RopeTable* rope = nullptr;  // cos/sin of the dr rotary dims, owned by the model
+  int il = 0;                       // layer index (error messages)
+
+  MlaLayer() = default;
+  MlaLayer(const ModelConfig& c, int layer_index, const RopeTable* rope_table)
+      : cfg(&c), rope(rope_table), il(layer_index) {}
+
+  // ---- Mixer ----
+  const char* kind_name() const override { return "latent_attention"; }
+  LLM0_MIXER_OVERRIDES
+  SavedAttention saved_attention(const LayerBuffers& saved) const override;
 
   /// Training forward: y [N, C] for B sequences of T tokens; fills s. g.dkv serves as the
   /// transient [N, H, dn + dv] expansion buffer.
@@ -93,42 +104,36 @@ struct MlaLayer {
   /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
   void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
                 const MlaSaved& s, const MlaGradScratch& g) const;
-  /// Inference on Tn tokens at positions [pos, pos + Tn): appends [c | k_pe] to `cache` (a
-  /// LatentCache) and attends over all cached tokens in `form`. counters.attn_macs gets the
+  /// The cached forward (Mixer::forward_cached; src/layers/mla_cached.cpp): x [N, C] holds the
+  /// new tokens of N >= 1 sequences; each segment's cache is a PagedKvCache whose K row is the
+  /// latent row [c | k_pe] (r + dr numbers; no V row). Projections and o_proj on all N rows at
+  /// once (opt.linear's order); attention per segment through its page table in
+  /// opt.mla_decode's form: absorbed, every product in a fixed per-row order (bitwise
+  /// independent of the batch and the chunking), or expanded. counters.attn_macs gets the
   /// multiply-adds spent on the cached tokens (expansion or absorption, scores, weighted sums).
-  /// Throws llm0::Error if the cache is full or of another kind.
-  void forward_cached(const float* x, int Tn, int pos, const int* positions, LayerCache& cache,
-                      const MlaInferScratch& g, MlaDecode form, float* y,
-                      WorkCounters& counters) const;
-
-  /// Ragged batch inference (the serving engine's step; layers/attention.h BatchSegment): x
-  /// [N, C] holds the new tokens of several sequences; each segment's cache is a PagedKvCache
-  /// whose K row is the latent row [c | k_pe] (r + dr numbers; no V row). Projections and
-  /// o_proj on all N rows at once; absorbed attention per segment through its page table, every
-  /// product in a fixed per-row order (bitwise independent of the batch and the chunking;
-  /// src/layers/mla_batch.cpp). y [N, C]. Throws llm0::Error for a cache of another kind or a
-  /// full one.
-  void forward_batch(const float* x, int N, const int* positions,
-                     std::span<const BatchSegment> segs, const MlaInferScratch& g, float* y,
-                     WorkCounters& counters) const;
+  /// y [N, C]. Throws llm0::Error for a cache of another kind or a full one.
+  void forward_cached(const float* x, int N, const int* positions,
+                      std::span<const BatchSegment> segs, const MlaInferScratch& g,
+                      const InferOptions& opt, float* y, WorkCounters& counters) const;
 
  private:
   AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;
   // q [N, H, D] (RoPE applied) from x; cq, cq_n, cq_rstd filled when q_lora_rank > 0.
   void project_q(const float* x, int N, const int* positions, float* q, float* cq, float* cq_n,
-                 float* cq_rstd) const;
+                 float* cq_rstd, const LinearKernel& lk = {}) const;
   // kv_a [N, r + dr] = x·kv_aᵀ with RoPE on its k_pe columns; c_raw [N, r] a copy of its first
   // r columns, c = kv_a_layernorm(c_raw).
   void project_latent(const float* x, int N, const int* positions, float* kv_a, float* c_raw,
-                      float* c, float* c_rstd) const;
+                      float* c, float* c_rstd, const LinearKernel& lk = {}) const;
   // kv [S, H, dn+dv] = c·kv_bᵀ (c rows strided by ldc); k [S, H, D] = [k_nope | k_pe]; v [S, H, dv].
   void expand(const float* c, long ldc, const float* k_pe, long ldk, int S, float* kv, float* k,
               float* v) const;
-  uint64_t attend_absorbed(int Tn, int pos, const LatentCache& cache, const MlaInferScratch& g,
-                           WorkCounters& counters) const;
-  uint64_t attend_expanded(int Tn, int pos, const LatentCache& cache, const MlaInferScratch& g,
-                           WorkCounters& counters) const;
-  // The fixed-order absorbed form (the serving engine's; mla_batch.cpp), in three steps:
+  // The expanded form of rows [row0, row0 + n) (positions pos ..) over the latent rows
+  // [0, pos + n) (gathered into g.lat, expanded into g.kv / g.k / g.v): returns the q·k pairs,
+  // adds attn_macs.
+  uint64_t attend_expanded(const KvRowSet& rows, int row0, int n, int pos,
+                           const MlaInferScratch& g, WorkCounters& counters) const;
+  // The fixed-order absorbed form (mla_cached.cpp), in three steps:
   // q_abs [N, H, r + dr] from q; o_lat of rows [row0, row0 + n) (positions pos ..) over the
   // latent rows [0, pos + n) as stored (returns the q·k pairs, adds attn_macs); attn [N, H, dv]
   // from o_lat. Each row's numbers are plain loops in one order, bitwise independent of N.

@@ -19,23 +19,23 @@ void check_stacked(const MlpWeights& w, int F, int C, bool grads) {
 }
 }  // namespace
 
-void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y) const {
+void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y, const LinearKernel& k) const {
   const int C = cfg->hidden_size, F = this->F();
   const size_t NF = (size_t)N * F;
   if (cfg->mlp() == MlpKind::SwiGLU) {
     if (s.ld == 2L * F) {  // [gate | up] [N, 2F] = x · [gate_proj; up_proj]ᵀ: one product
       check_stacked(w, F, C, false);
-      linear_forward(s.gate, x, w.gate_w, nullptr, N, C, 2 * F);
+      linear_forward(s.gate, x, w.gate_w, nullptr, N, C, 2 * F, k);
     } else {
       const LinearOut gate_up[] = {{s.gate, w.gate_w, w.gate_b, F}, {s.up, w.up_w, w.up_b, F}};
-      linear_forward_group(gate_up, x, N, C);  // gate, up: [N, F]
+      linear_forward_group(gate_up, x, N, C, k);  // gate, up: [N, F]
     }
     swiglu_forward_rows(s.h, s.gate, s.up, N, F, s.ld ? s.ld : F);
   } else {
-    linear_forward(s.up, x, w.up_w, w.up_b, N, C, F);  // [N, F]
+    linear_forward(s.up, x, w.up_w, w.up_b, N, C, F, k);  // [N, F]
     gelu_forward(s.h, s.up, NF, cfg->gelu_tanh());
   }
-  linear_forward(y, s.h, w.down_w, w.down_b, N, F, C);  // [N, C]
+  linear_forward(y, s.h, w.down_w, w.down_b, N, F, C, k);  // [N, C]
 }
 
 void MlpLayer::backward(float* dx, const float* dy, const float* x, int N, const MlpSaved& s,

@@ -3,6 +3,7 @@
 // Layouts: x, y [N, C]; gate, up, h [N, F] with F = intermediate_size.
 #pragma once
 #include "config/config.h"
+#include "layers/ffn.h"
 #include "ops/weight.h"
 
 namespace llm0 {
@@ -36,13 +37,27 @@ struct MlpWeights {
   float *ddown_w = nullptr, *ddown_b = nullptr;
 };
 
-struct MlpLayer {
+/// The dense feed-forward (layers/ffn.h; contract half in layers/mlp_ffn.cpp), also each expert
+/// of a mixture (layers/moe.h), which binds it under its own prefix with bind_at.
+struct MlpLayer final : Ffn {
   const ModelConfig* cfg = nullptr;
   MlpWeights w;
   int width = 0;  // F: 0 = cfg->intermediate_size (dense); an expert's moe_intermediate_size
   int F() const { return width > 0 ? width : cfg->intermediate_size; }
+
+  MlpLayer() = default;
+  MlpLayer(const ModelConfig& c, int F_width) : cfg(&c), width(F_width) {}
+
+  /// Binds gate/up/down_proj under module prefix f ("model.layers.{i}.mlp.",
+  /// "...mlp.experts.{e}."); absent names (GELU's gate, biases) bind to null.
+  void bind_at(const ParamBind& b, const std::string& f);
+
+  // ---- Ffn (dense: model.layers.{i}.mlp.{gate,up,down}_proj, bias with mlp_bias) ----
+  LLM0_FFN_OVERRIDES
+  bool gate_up_stacked() const override;
+
   /// y [N, C] = mlp(x [N, C]); fills s.
-  void forward(const float* x, int N, MlpSaved& s, float* y) const;
+  void forward(const float* x, int N, MlpSaved& s, float* y, const LinearKernel& k = {}) const;
   /// dx [N, C] overwritten; parameter gradients accumulate.
   void backward(float* dx, const float* dy, const float* x, int N, const MlpSaved& s,
                 const MlpGradScratch& g) const;

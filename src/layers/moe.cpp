@@ -30,11 +30,12 @@ MlpGradScratch expert_grad_rows(const MlpGradScratch& g, int r0, int F) {
 
 }  // namespace
 
-void MoeLayer::forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* expert_tokens) const {
+void MoeLayer::forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* expert_tokens,
+                       const LinearKernel& kernel) const {
   const MoeConfig& m = cfg->moe;
   const int C = cfg->hidden_size, E = m.num_experts, K = m.num_experts_per_tok;
   const int Fe = m.moe_intermediate_size, NK = N * K;
-  linear_forward(s.logits, x, gate_w, nullptr, N, C, E);  // [N, E]
+  linear_forward(s.logits, x, gate_w, nullptr, N, C, E, kernel);  // [N, E]
   std::fill(s.load, s.load + E, 0.0f), std::fill(s.mean_p, s.mean_p + E, 0.0f);
   int* count = s.offsets;  // [E + 1]: counts first, then prefix sums
   std::fill(count, count + E + 1, 0);
@@ -64,10 +65,10 @@ void MoeLayer::forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* e
     const int r0 = s.offsets[e], ne = s.offsets[e + 1] - r0;
     if (ne == 0) continue;
     MlpSaved rows = expert_rows(s.expert, r0, Fe);
-    experts[(size_t)e].forward(s.xg + (size_t)r0 * C, ne, rows, s.out + (size_t)r0 * C);
+    experts[(size_t)e].forward(s.xg + (size_t)r0 * C, ne, rows, s.out + (size_t)r0 * C, kernel);
   }
   const int Fs = m.shared_expert_intermediate_size;
-  if (Fs > 0) shared.forward(x, N, s.shared, s.shared_out);  // [N, C]
+  if (Fs > 0) shared.forward(x, N, s.shared, s.shared_out, kernel);  // [N, C]
 #pragma omp parallel for schedule(static) if ((size_t)N * C * K > 65536)
   for (int n = 0; n < N; ++n) {  // scatter: y[n] = Σ_k w_k out[row(n, k)] (+ gated shared)
     float* yn = y + (size_t)n * C;

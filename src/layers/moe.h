@@ -86,7 +86,8 @@ void carve_moe_grads(Take&& take, const MoeSizes& z, MoeGradScratch& g) {
   g.dscores = take(z.N * z.E), g.dlogits = take(z.N * z.E);
 }
 
-struct MoeLayer {
+/// The mixture-of-experts feed-forward (layers/ffn.h; contract half in layers/moe_ffn.cpp).
+struct MoeLayer final : Ffn {
   const ModelConfig* cfg = nullptr;
   const float* gate_w = nullptr;  // mlp.gate.weight [E, C]
   float* dgate_w = nullptr;
@@ -96,9 +97,20 @@ struct MoeLayer {
   const float* shared_gate_w = nullptr;  // mlp.shared_expert_gate.weight [1, C] (gated), else null
   float* dshared_gate_w = nullptr;
 
+  MoeLayer() = default;
+  explicit MoeLayer(const ModelConfig& c) : cfg(&c) {}
+
+  // ---- Ffn ----
+  LLM0_FFN_OVERRIDES
+  int num_experts() const override { return cfg->moe.num_experts; }
+  double balance(const LayerBuffers& state, int N) const override;
+  const float* expert_load(const LayerBuffers& state) const override;
+  float* router_bias() override { return bias; }
+
   /// y [N, C] = moe(x [N, C]); fills s (routing, grouped rows, load and P_e).
   /// expert_tokens [E] (optional): += rows routed to each expert.
-  void forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* expert_tokens = nullptr) const;
+  void forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* expert_tokens = nullptr,
+               const LinearKernel& k = {}) const;
   /// dx [N, C] overwritten; parameter gradients accumulate; with g.aux_scale ≠ 0 adds the
   /// gradient of aux_scale · E · Σ_e f_e P_e (f_e = load_e / N, constant) to the router.
   void backward(float* dx, const float* dy, const float* x, int N, const MoeSaved& s,

@@ -1,6 +1,7 @@
 // FLOP ledger. See flops.h.
 #include "ledger/flops.h"
 
+#include "layers/mixer_factory.h"
 #include "ledger/param_count.h"
 
 namespace llm0 {
@@ -12,10 +13,11 @@ static double attention_head_dim(const ModelConfig& c) {
   return c.mla.enabled() ? 0.5 * (c.mla.qk_head_dim() + c.mla.v_head_dim) : c.head_dim;
 }
 
-// Layers whose attention work grows with the context (all but Gated DeltaNet's).
+// Layers whose attention work grows with the context: those caching rows per token (all but
+// Gated DeltaNet's fixed state; layers/mixer.h CacheSpec).
 static int attention_layers(const ModelConfig& c) {
   int n = 0;
-  for (int il = 0; il < c.num_hidden_layers; ++il) n += c.layer(il).kind != LayerKind::LinearAttention;
+  for (int il = 0; il < c.num_hidden_layers; ++il) n += !make_mixer(c, il)->cache_spec().fixed_state();
   return n;
 }
 

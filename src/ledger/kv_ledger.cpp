@@ -5,12 +5,17 @@
 // Per linear-attention layer, fixed: S [linear_num_value_heads, linear_key_head_dim,
 // linear_value_head_dim] in FP32, and the causal conv1d's last (linear_conv_kernel_dim - 1)
 // inputs over 2·Hk·Dk + Hv·Dv channels (q, k and v are convolved; HF Qwen3NextGatedDeltaNet).
+// For a config the engine builds, every layer's bytes are its mixer's CacheSpec (vLLM's
+// KVCacheSpec.page_size_bytes plays the same part); the formulas above must agree with it.
 #include "ledger/kv_ledger.h"
 
 #include <algorithm>
 
+#include "config/config.h"
 #include "config/config_fields.h"
+#include "config/layer_kind.h"
 #include "core/check.h"
+#include "layers/mixer_factory.h"
 #include "ledger/kv_format.h"
 
 namespace llm0 {
@@ -141,29 +146,113 @@ void mla_expanded(const ConfigFields& f, int64_t H, int64_t L, KvDtype dtype, Kv
       format_thousands(out.mla_expanded_bytes_per_token));
 }
 
-// Groups layers by kind, in order of first appearance, with their costs.
+// The group of the kinds with a formula from the fields (full, sliding, linear attention; MLA
+// as its model type's full_attention layers); nullopt for the others (llm0's extensions).
+std::optional<KvLayerGroup> field_group(const ConfigFields& f, const KvOptions& opt,
+                                        const AttentionCost& attn, const std::string& t,
+                                        KvLedger& out) {
+  if (t == "linear_attention") return linear_group(f, opt.dtype, out);
+  if (t != "full_attention" && t != "sliding_attention") return std::nullopt;
+  KvLayerGroup g;
+  g.layer_type = t;
+  g.attention = attn.kind;
+  g.bytes_per_token_per_layer = attn.bytes;
+  g.formula = attn.formula;
+  if (t == "sliding_attention") {
+    g.window = f.positive("sliding_window");
+    out.sliding_window = g.window;
+    g.formula += format(", held for min(context, sliding_window {}) tokens", g.window);
+  }
+  return g;
+}
+
+// The engine's config when llm0 builds this model (the mixers' CacheSpecs then give the bytes);
+// nullopt when the fields alone count it: a config ModelConfig refuses (a model type the engine
+// does not run, rope_scaling, ...) or --as on MLA (a what-if of per-head K/V no mixer has). A
+// config naming an llm0 extension kind has no field formula, so its refusal is the answer.
+std::optional<ModelConfig> engine_config(const ConfigFields& f, const KvOptions& opt,
+                                         const AttentionCost& attn,
+                                         const std::vector<std::string>& types) {
+  bool extension = false;
+  for (const std::string& t : types) extension |= layer_kind_info(*layer_kind_named(t)).extension;
+  ModelConfig c;
+  try {
+    c = ModelConfig::from_json(f.config, std::string(f.source));
+  } catch (const Error&) {
+    if (extension) throw;
+    return std::nullopt;
+  }
+  if (opt.as) {
+    if (c.mla.enabled()) return std::nullopt;
+    c.num_key_value_heads = static_cast<int>(attn.num_key_value_heads);  // checked: divides H
+  }
+  return c;
+}
+
+// Layer il's bytes from its CacheSpec, in `dtype`. `field` (the kinds with a field formula) must
+// agree and keeps its formula; the others get the spec's.
+KvLayerGroup spec_group(const std::string& t, int il, const CacheSpec& s,
+                        std::optional<KvLayerGroup> field, KvDtype dtype,
+                        std::string_view source) {
+  const uint64_t eb = static_cast<uint64_t>(kv_dtype_bytes(dtype));
+  KvLayerGroup g;
+  g.layer_type = t;
+  g.bytes_per_token_per_layer = static_cast<uint64_t>(s.token_numbers()) * eb;
+  g.window = s.window;
+  g.state_bytes_per_layer = static_cast<uint64_t>(s.state_f32_numbers) * 4;
+  g.conv_bytes_per_layer = static_cast<uint64_t>(s.state_numbers) * eb;
+  if (field) {
+    LLM0_CHECK(field->bytes_per_token_per_layer == g.bytes_per_token_per_layer &&
+                   field->window == g.window &&
+                   field->state_bytes_per_layer == g.state_bytes_per_layer &&
+                   field->conv_bytes_per_layer == g.conv_bytes_per_layer,
+               "{}: layer {} ({}): the ledger's formula ({}) disagrees with the engine's cache "
+               "spec ({} B per token, window {}, fixed {} + {} B)", source, il, t, field->formula,
+               g.bytes_per_token_per_layer, g.window, g.state_bytes_per_layer,
+               g.conv_bytes_per_layer);
+    return *field;
+  }
+  g.formula = s.v_numbers > 0
+      ? format("(K {} + V {}) numbers", s.k_numbers, s.v_numbers)
+      : format("one K row of {} numbers, no V row,", s.k_numbers);
+  g.formula = format("{} × {} B ({}) = {} B per token per layer ({}'s cache spec)", g.formula, eb,
+                     kv_dtype_name(dtype), format_thousands(g.bytes_per_token_per_layer), t);
+  if (g.window > 0) g.formula += format(", held for min(context, {}) tokens", g.window);
+  if (s.state_numbers + s.state_f32_numbers > 0)
+    g.formula += format("; fixed state {} B per layer",
+                        format_thousands(g.state_bytes_per_layer + g.conv_bytes_per_layer));
+  return g;
+}
+
+// Groups layers by kind, in order of first appearance, with their costs: from the engine's
+// CacheSpecs when `engine` is set (every layer's mixer built, so every layer is checked and a
+// group's layers must store alike), else from the fields.
 void build_groups(const ConfigFields& f, const KvOptions& opt, const AttentionCost& attn,
-                  const std::vector<std::string>& types, KvLedger& out) {
-  for (const std::string& t : types) {
+                  const std::vector<std::string>& types, const std::optional<ModelConfig>& engine,
+                  KvLedger& out) {
+  std::vector<CacheSpec> first;  // the engine's spec of each group's first layer
+  for (size_t il = 0; il < types.size(); ++il) {
+    const std::string& t = types[il];
+    const CacheSpec spec = engine ? make_mixer(*engine, (int)il)->cache_spec() : CacheSpec{};
     auto it = std::find_if(out.groups.begin(), out.groups.end(),
                            [&](const KvLayerGroup& g) { return g.layer_type == t; });
-    if (it != out.groups.end()) { ++it->layers; continue; }
-    KvLayerGroup g;
-    if (t == "linear_attention") {
-      g = linear_group(f, opt.dtype, out);
-    } else {
-      g.layer_type = t;
-      g.attention = attn.kind;
-      g.bytes_per_token_per_layer = attn.bytes;
-      g.formula = attn.formula;
-      if (t == "sliding_attention") {
-        g.window = f.positive("sliding_window");
-        out.sliding_window = g.window;
-        g.formula += format(", held for min(context, sliding_window {}) tokens", g.window);
-      }
+    if (it != out.groups.end()) {
+      const CacheSpec& s0 = first[(size_t)(it - out.groups.begin())];
+      LLM0_CHECK(spec.token_numbers() == s0.token_numbers() && spec.window == s0.window &&
+                     spec.state_numbers == s0.state_numbers &&
+                     spec.state_f32_numbers == s0.state_f32_numbers,
+                 "{}: layer {} ({}) caches other sizes than the first {} layer", f.source, il, t, t);
+      ++it->layers;
+      continue;
     }
+    std::optional<KvLayerGroup> field = field_group(f, opt, attn, t, out);
+    LLM0_CHECK(engine || field, "{}: layer {} is {}, which only the engine's mixer can count",
+               f.source, il, t);  // engine_config rethrows for the kinds without a formula
+    KvLayerGroup g = engine ? spec_group(t, (int)il, spec, std::move(field), opt.dtype, f.source)
+                            : std::move(*field);
     g.layers = 1;
     out.groups.push_back(std::move(g));
+    first.push_back(spec);
   }
 }
 
@@ -183,9 +272,24 @@ void total_up(std::string_view source, KvLedger& out) {
   out.total_bytes_at_context = out.kv_bytes_at_context + out.fixed_state_bytes;
 }
 
+// "GQA", "hybrid: GQA + linear attention", "mixed: shared-KV attention + GQA": the layers' kinds
+// (MHA/GQA/MQA/MLA for attention the fields describe, else the kind table's name), growing ones
+// first, each once.
 std::string summary(const KvLedger& l) {
-  std::string s = attention_kind_name(l.attention_kind);
-  if (l.hybrid) s = "hybrid: " + s + " + linear attention";
+  std::vector<std::string> growing, fixed;
+  for (const KvLayerGroup& g : l.groups) {
+    const std::string label = g.attention ? attention_kind_name(*g.attention)
+                                          : layer_kind_info(*layer_kind_named(g.layer_type)).display;
+    std::vector<std::string>& list = g.bytes_per_token_per_layer > 0 ? growing : fixed;
+    if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& x : v) s += (s.empty() ? "" : " + ") + x;
+    return s;
+  };
+  std::string s = growing.size() > 1 ? "mixed: " + join(growing) : join(growing);
+  if (!fixed.empty()) s = growing.empty() ? join(fixed) : "hybrid: " + join(growing) + " + " + join(fixed);
   if (l.sliding_window > 0) s += format(", sliding window {}", l.sliding_window);
   if (!l.as.empty()) s += " (recomputed as " + l.as + ")";
   return s;
@@ -219,9 +323,10 @@ KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt, std::stri
   if (opt.as)
     out.as = opt.as->kind == AttentionKind::kGQA ? format("GQA:{}", opt.as->groups)
                                                  : attention_kind_name(opt.as->kind);
-  build_groups(f, opt, attn, resolve_layer_types(f, out.num_hidden_layers), out);
+  const std::vector<std::string> types = resolve_layer_types(f, out.num_hidden_layers);
+  build_groups(f, opt, attn, types, engine_config(f, opt, attn, types), out);
   out.hybrid = std::any_of(out.groups.begin(), out.groups.end(),
-                           [](const KvLayerGroup& g) { return !g.attention.has_value(); });
+                           [](const KvLayerGroup& g) { return g.bytes_per_token_per_layer == 0; });
   total_up(source, out);
   out.attention = summary(out);
   if (mla) mla_expanded(f, out.num_attention_heads, out.num_hidden_layers, opt.dtype, out);

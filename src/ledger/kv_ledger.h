@@ -7,7 +7,12 @@
 //   sliding      as full attention, but the cache stops growing at `sliding_window` tokens;
 //   linear       Gated DeltaNet (arXiv:2412.06464): a fixed FP32 state S [linear_num_value_heads,
 //                linear_key_head_dim, linear_value_head_dim] plus a causal-conv window.
-// `llm0 kv` prints these ledgers; the engine's caches must hold exactly these byte counts.
+// For a config llm0 can build (ModelConfig::from_json accepts it), the bytes come from each
+// layer's mixer (its CacheSpec, layers/mixer.h; mixers built without parameters): the formulas
+// above must agree with them, and a kind without a formula here (llm0's extension kinds,
+// config/layer_kind.h) is counted by its CacheSpec alone. Other configs (model types llm0 does
+// not run, --as on MLA) are computed from the fields. `llm0 kv` prints these ledgers; the
+// engine's caches hold exactly these byte counts.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -57,9 +62,11 @@ struct KvOptions {
 
 /// One row of the ledger: all layers of one kind (a Hugging Face `layer_types` name).
 struct KvLayerGroup {
-  std::string layer_type;          ///< "full_attention", "sliding_attention", "linear_attention"
+  std::string layer_type;          ///< a layer_types name ("full_attention", "linear_attention", ...)
   int64_t layers = 0;              ///< how many layers of this kind
-  std::optional<AttentionKind> attention;  ///< empty for linear_attention
+  std::optional<AttentionKind> attention;  ///< the attention layers' kind; empty for the kinds
+                                           ///< summarised by their own name (linear attention,
+                                           ///< shared-KV attention: config/layer_kind.h)
   uint64_t bytes_per_token_per_layer = 0;  ///< bytes; 0 for linear_attention
   int64_t window = 0;              ///< tokens held at most (sliding); 0 = grows with the context
   uint64_t state_bytes_per_layer = 0;  ///< bytes of the FP32 recurrent state (linear only)
@@ -71,9 +78,10 @@ struct KvLayerGroup {
 struct KvLedger {
   std::string source;         ///< where the config came from (file path or "config.json")
   std::string model_type;     ///< config's model_type ("" if absent)
-  std::string attention;      ///< human summary, e.g. "GQA", "hybrid: GQA + linear attention"
-  AttentionKind attention_kind = AttentionKind::kMHA;  ///< kind of the attention layers
-  bool hybrid = false;        ///< true when some layers are linear attention
+  std::string attention;      ///< human summary from the layers, e.g. "GQA", "hybrid: GQA + linear
+                              ///< attention", "shared-KV attention", "mixed: shared-KV attention + GQA"
+  AttentionKind attention_kind = AttentionKind::kMHA;  ///< kind of the attention layers' fields
+  bool hybrid = false;        ///< true when some layers hold a fixed state only (linear attention)
   std::string as;             ///< "" or the --as kind ("MHA", "MQA", "GQA:4")
   KvDtype dtype = KvDtype::kBf16;
   int64_t num_hidden_layers = 0;

@@ -18,7 +18,7 @@ struct ParamCount {
                              // embeddings and norms excluded): 2 FLOPs each per token forward
 };
 
-/// Counts the parameters of `c` exactly as Model declares them (model/param_layout.cpp).
+/// Counts the parameters of `c` exactly as Model declares them (model/param_table.cpp).
 ParamCount count_parameters(const ModelConfig& c);
 
 /// Bytes of weights one decode step reads (`bench generate`'s weight_bytes_per_token): every

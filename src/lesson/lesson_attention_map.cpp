@@ -15,16 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* kind_name(LayerKind k) {
-  switch (k) {
-    case LayerKind::FullAttention: return "attention";
-    case LayerKind::SlidingAttention: return "sliding_attention";
-    case LayerKind::LatentAttention: return "latent_attention";
-    case LayerKind::LinearAttention: return "linear_attention";
-  }
-  return "attention";
-}
-
 // Weights [H][T][T] of one attention layer: q [T, H, D], k [T, Hkv, D] from the saved forward
 // (MLA: the expanded per-head q and k, Hkv = H, D = qk_nope_head_dim + qk_rope_head_dim), values
 // one-hot [T, Hkv, T] so the op's output row (t, h) is that head's weights.
@@ -72,14 +62,10 @@ json attention_map_json(GenerationModel& m, const std::string& model_name, const
   model.forward(ids.data(), no_targets.data(), 1, T);
   json layers = json::array();
   for (int il = 0; il < c.num_hidden_layers; ++il) {
-    const LayerKind kind = c.layers.empty() ? LayerKind::FullAttention : c.layers[(size_t)il].kind;
-    const BlockSaved& s = model.saved(il);
+    const SavedAttention s = model.saved_attention(il);
     json heads = json::array();  // linear attention has no weights to show
-    if (kind == LayerKind::LatentAttention)
-      heads = layer_weights(model, il, s.mla.q, s.mla.k, c.num_attention_heads, c.mla.qk_head_dim(), T);
-    else if (kind != LayerKind::LinearAttention)
-      heads = layer_weights(model, il, s.attn.q, s.attn.k, c.num_key_value_heads, c.head_dim, T);
-    layers.push_back({{"layer", il}, {"kind", kind_name(kind)},
+    if (s.q) heads = layer_weights(model, il, s.q, s.k, s.Hkv, s.D, T);
+    layers.push_back({{"layer", il}, {"kind", model.mixer(il).kind_name()},
                       {"sliding_window", c.layers.empty() ? 0 : c.layers[(size_t)il].sliding_window},
                       {"heads", std::move(heads)}});
   }

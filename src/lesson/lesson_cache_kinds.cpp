@@ -18,29 +18,32 @@ namespace llm0::lesson {
 
 namespace {
 
+// The lesson's models, written as config.json and read by the config parser like any other.
 ModelConfig kind_config(int C, int max_context, int kv_heads, bool mla) {
-  ModelConfig c;
-  c.vocab_size = 256, c.hidden_size = C, c.intermediate_size = 5 * C / 2, c.num_hidden_layers = 2;
-  c.num_attention_heads = 4, c.num_key_value_heads = mla ? 4 : kv_heads, c.head_dim = C / 4;
-  c.max_position_embeddings = max_context, c.rms_norm_eps = 1e-6, c.rope_theta = 10000.0;
-  if (mla) {  // DeepSeek-V2's proportions: r = 4·d_h, dr = d_h/2, dn = dv = d_h
+  nlohmann::json j = {{"model_type", "llama"}, {"vocab_size", 256}, {"hidden_size", C},
+                      {"intermediate_size", 5 * C / 2}, {"num_hidden_layers", 2},
+                      {"num_attention_heads", 4}, {"num_key_value_heads", mla ? 4 : kv_heads},
+                      {"head_dim", C / 4}, {"max_position_embeddings", max_context},
+                      {"rms_norm_eps", 1e-6}, {"rope_theta", 10000.0}};
+  if (mla) {  // DeepSeek-V2's proportions: r = 4·d_h, dr = d_h/2, dn = dv = d_h; dense MLPs
     const int dh = C / 4;
-    c.model_type = "deepseek_v2";
-    c.mla = {0, 4 * dh, dh, dh / 2, dh};
-    c.head_dim = dh / 2;
-    c.layers.assign(2, LayerConfig{LayerKind::LatentAttention, 0});
+    j["model_type"] = "deepseek_v2", j["q_lora_rank"] = nullptr, j["kv_lora_rank"] = 4 * dh;
+    j["qk_nope_head_dim"] = dh, j["qk_rope_head_dim"] = dh / 2, j["v_head_dim"] = dh;
+    j["first_k_dense_replace"] = 2;
   }
-  c.validate("lesson cache-kinds");
-  return c;
+  return ModelConfig::from_json(j, "lesson cache-kinds");
 }
 
 // Prefill n tokens, then decode G: bytes per token after the prefill, MACs and ms per decode.
-CacheKindRow measure(Model& m, const std::string& kind, int n, int G) {
-  ModelCache cache = prefilled_cache(m, n, G);
+// MLA layers decode in `form`.
+CacheKindRow measure(const Model& m, MlaDecode form, const std::string& kind, int n, int G) {
+  InferContext ctx(m);
+  ctx.set_mla_decode(form);
+  ModelCache cache = prefilled_cache(m, ctx, n, G);
   CacheKindRow row{kind, n, (double)cache.bytes_in_use() / n, 0, 0};
-  m.reset_counters();
-  row.decode_ms_per_token = decode_ms_per_token(m, cache, G);
-  row.decode_macs_per_token = (double)m.total_counters().attn_macs / G;
+  ctx.reset_counters();
+  row.decode_ms_per_token = decode_ms_per_token(m, ctx, cache, G);
+  row.decode_macs_per_token = (double)ctx.total_counters().attn_macs / G;
   return row;
 }
 
@@ -69,8 +72,7 @@ CacheKindsLesson run_cache_kinds_lesson(const CacheKindOptions& opt) {
   for (const auto& k : kinds) {
     Model m(kind_config(C, max_ctx, k.kv_heads, k.mla));
     init_weights(m, 1);
-    m.set_mla_decode(k.form);
-    for (int n : opt.contexts) l.rows.push_back(measure(m, k.name, n, G));
+    for (int n : opt.contexts) l.rows.push_back(measure(m, k.form, k.name, n, G));
   }
   for (const char* stem : {"deepseek-llm-67b", "deepseek-v2"}) {
     const KvLedger k = kv_ledger_from_file(opt.reference_dir + "/" + stem + ".json", {});

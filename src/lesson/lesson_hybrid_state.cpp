@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cache/recurrent_state.h"
 #include "core/check.h"
 #include "lesson/lesson_printf.h"
 #include "core/json_file.h"
@@ -19,15 +18,16 @@ namespace llm0::lesson {
 namespace {
 
 // Prefill n tokens, read the bytes by cache kind, then decode G tokens (timed).
-HybridStateRow measure(Model& m, int n, int G) {
-  ModelCache cache = prefilled_cache(m, n, G);
+HybridStateRow measure(const Model& m, int n, int G) {
+  InferContext ctx(m);
+  ModelCache cache = prefilled_cache(m, ctx, n, G);
   HybridStateRow row;
   row.context = n;
   for (int il = 0; il < cache.num_layers(); ++il) {
     const LayerCache& c = cache.layer(il);
-    (dynamic_cast<const RecurrentState*>(&c) ? row.state_bytes : row.kv_bytes) += c.bytes_in_use();
+    (m.mixer(il).cache_spec().fixed_state() ? row.state_bytes : row.kv_bytes) += c.bytes_in_use();
   }
-  row.decode_ms_per_token = decode_ms_per_token(m, cache, G);
+  row.decode_ms_per_token = decode_ms_per_token(m, ctx, cache, G);
   return row;
 }
 
@@ -49,7 +49,7 @@ HybridStateLesson run_hybrid_state_lesson(const HybridStateOptions& opt) {
   HybridStateLesson l;
   l.config = opt.config, l.layers = c.num_hidden_layers;
   for (int il = 0; il < c.num_hidden_layers; ++il)
-    l.linear_layers += c.layer(il).kind == LayerKind::LinearAttention;
+    l.linear_layers += m.mixer(il).cache_spec().fixed_state();
   for (int n : opt.contexts) l.rows.push_back(measure(m, n, opt.decode_tokens));
   if (!opt.anchor.empty()) {
     const KvLedger k = kv_ledger_from_file(opt.anchor, {});

@@ -3,6 +3,7 @@
 
 #include "core/check.h"
 #include "ledger/kv_ledger.h"
+#include "model/infer_context.h"
 
 namespace llm0::lesson {
 
@@ -14,7 +15,8 @@ std::vector<KvBytesRow> measure_kv_bytes(Model& model, const std::vector<int>& t
                                 std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
     model.set_kv_dtype(engine);
     ModelCache cache = model.new_cache((int)tokens.size());
-    model.forward_cached(tokens.data(), (int)tokens.size(), cache, logits.data(), true);
+    InferContext ctx(model);
+    model.forward_cached(tokens.data(), (int)tokens.size(), cache, ctx, logits.data(), true);
     KvOptions opt;
     opt.dtype = ledger, opt.context = (int64_t)tokens.size();
     rows.push_back({cache_dtype_name(engine), (int)tokens.size(), cache.bytes_in_use(),

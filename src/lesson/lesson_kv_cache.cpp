@@ -8,7 +8,9 @@
 #include <fstream>
 
 #include "core/check.h"
+#include "model/infer_context.h"
 #include "core/json_file.h"
+#include "layers/mixer_factory.h"
 #include "lesson/lesson_svg.h"
 #include "model/init.h"
 
@@ -19,10 +21,10 @@ using nlohmann::json;
 namespace {
 
 // The layer whose counts the lesson shows per layer: the first with a KV cache (layer 0 unless
-// the model starts with linear-attention layers, which project no K/V).
+// the model starts with linear-attention layers, which keep a fixed state and project no K/V).
 int counted_layer(const ModelConfig& c) {
   for (int il = 0; il < c.num_hidden_layers; ++il)
-    if (c.layer(il).kind != LayerKind::LinearAttention) return il;
+    if (!make_mixer(c, il)->cache_spec().fixed_state()) return il;
   LLM0_FAIL("the kv-cache lesson counts K/V vectors, and every layer of this model is linear "
             "attention (a fixed state, no KV cache): see `llm0 lesson hybrid-state`");
 }
@@ -32,9 +34,9 @@ struct Snapshot {
   uint64_t kv0 = 0, qk0 = 0, kv = 0, qk = 0;
 };
 
-Snapshot snapshot(const Model& m) {
-  const WorkCounters& l0 = m.layer_counters().at((size_t)counted_layer(m.config()));
-  const WorkCounters t = m.total_counters();
+Snapshot snapshot(const Model& m, const InferContext& ctx) {
+  const WorkCounters& l0 = ctx.layer_counters().at((size_t)counted_layer(m.config()));
+  const WorkCounters t = ctx.total_counters();
   return {l0.kv_projected, l0.qk_scores, t.kv_projected, t.qk_scores};
 }
 
@@ -47,12 +49,13 @@ int argmax(const float* x, int n) {
 }
 
 // One forward_cached call; fills the step's counters, logits row and greedy token.
-void step(Model& m, const int* tokens, int n, ModelCache& cache, KvRun& run) {
+void step(const Model& m, InferContext& ctx, const int* tokens, int n, ModelCache& cache,
+          KvRun& run) {
   const int V = m.config().vocab_size;
-  const Snapshot before = snapshot(m);
+  const Snapshot before = snapshot(m, ctx);
   std::vector<float> logits((size_t)V);  // [1, V]: the last position only
-  m.forward_cached(tokens, n, cache, logits.data(), /*last_only=*/true);
-  const Snapshot after = snapshot(m);
+  m.forward_cached(tokens, n, cache, ctx, logits.data(), /*last_only=*/true);
+  const Snapshot after = snapshot(m, ctx);
   KvStep s;
   s.tokens_fed = n;
   s.kv_per_layer = after.kv0 - before.kv0, s.qk_per_layer = after.qk0 - before.qk0;
@@ -82,20 +85,21 @@ std::vector<int> lesson_prompt(int prompt_len, int vocab_size) {
   return p;
 }
 
-KvRun run_generation(Model& m, const std::vector<int>& prompt, int G, bool cached) {
+KvRun run_generation(const Model& m, const std::vector<int>& prompt, int G, bool cached) {
   const int P = (int)prompt.size();
   check_lengths(m, P, G, "prompt + generated tokens");
+  InferContext ctx(m);
   KvRun run;
   run.cached = cached;
   if (cached) {  // prefill P tokens, then feed each new token once (the last is never fed)
     ModelCache cache = m.new_cache(P + G - 1);
-    step(m, prompt.data(), P, cache, run);
-    for (int g = 1; g < G; ++g) step(m, &run.tokens.back(), 1, cache, run);
+    step(m, ctx, prompt.data(), P, cache, run);
+    for (int g = 1; g < G; ++g) step(m, ctx, &run.tokens.back(), 1, cache, run);
   } else {       // recompute: a fresh cache and the whole sequence every step
     std::vector<int> seq = prompt;
     for (int g = 0; g < G; ++g) {
       ModelCache cache = m.new_cache((int)seq.size());
-      step(m, seq.data(), (int)seq.size(), cache, run);
+      step(m, ctx, seq.data(), (int)seq.size(), cache, run);
       seq.push_back(run.tokens.back());
     }
   }

@@ -1,7 +1,7 @@
 // `llm0 lesson kv-cache`: real greedy generation on a small model, run twice — without a cache
 // (a fresh cache and the whole sequence forwarded every step) and with one (prefill the P prompt
 // tokens, then feed each generated token once; the last generated token is never fed back) —
-// comparing the engine's own work counters (Model::layer_counters: K/V vectors projected, q·k
+// comparing the engine's own work counters (InferContext::layer_counters: K/V vectors projected, q·k
 // scores that entered a softmax), the logits and the greedy tokens. Then the same pair of runs
 // for growing total lengths n = P + G − 1, with the growth order fitted as the least-squares
 // slope of log(count) against log(n): K/V ∝ n² without a cache vs n with one, scores ∝ n³ vs n².
@@ -78,7 +78,7 @@ std::vector<int> lesson_prompt(int prompt_len, int vocab_size);
 /// Greedy generation of G tokens after `prompt`, with (cached = true) or without the cache,
 /// recording the engine's counters per step. Throws llm0::Error when P + G − 1 exceeds
 /// max_position_embeddings, or P or G < 1.
-KvRun run_generation(Model& model, const std::vector<int>& prompt, int generate, bool cached);
+KvRun run_generation(const Model& model, const std::vector<int>& prompt, int generate, bool cached);
 
 /// Totals lengths of the growth table: up to 6 lengths halving from `up_to` down to P + 1.
 std::vector<int> growth_lengths(int prompt_len, int up_to);

@@ -24,23 +24,13 @@ void release_pages(void* p, size_t bytes) {
 }  // namespace
 
 std::vector<Weight*> Model::matrix_views(bool with_linear_attention) {
-  // Every matrix view, once per distinct float32 matrix (attention and MLA share q_proj/o_proj).
+  // Every float32 matrix view of the mixers and feed-forwards (their contracts list them; Gated
+  // DeltaNet's only for training products), then lm_head.
   std::vector<Weight*> views;
-  for (Block& b : blocks_)
-    for (Weight* w : {&b.attn.w.q_w, &b.attn.w.k_w, &b.attn.w.v_w, &b.attn.w.o_w, &b.mla.w.q_w,
-                      &b.mla.w.q_a_w, &b.mla.w.q_b_w, &b.mla.w.kv_a_w, &b.mla.w.o_w,
-                      &b.mlp.w.gate_w, &b.mlp.w.up_w, &b.mlp.w.down_w, &b.gdn.w.in_proj_qkvz,
-                      &b.gdn.w.in_proj_ba, &b.gdn.w.out_proj})
-      if (w->f32 && (with_linear_attention || (w != &b.gdn.w.in_proj_qkvz &&
-                                               w != &b.gdn.w.in_proj_ba && w != &b.gdn.w.out_proj)))
-        views.push_back(w);
-  // Mixture of experts: every routed expert and the shared one (the router, the correction bias
-  // and the shared expert's gate row stay float32: they are read whole for every token, E or 1
-  // rows, and the routing decisions should not move with the weights' rounding).
   for (Block& b : blocks_) {
-    for (MlpLayer& e : b.moe.experts)
-      for (Weight* w : {&e.w.gate_w, &e.w.up_w, &e.w.down_w}) if (w->f32) views.push_back(w);
-    for (Weight* w : {&b.moe.shared.w.gate_w, &b.moe.shared.w.up_w, &b.moe.shared.w.down_w})
+    for (Weight* w : b.mixer->matrices(/*inference_bf16=*/!with_linear_attention))
+      if (w->f32) views.push_back(w);
+    for (Weight* w : b.ffn->matrices())
       if (w->f32) views.push_back(w);
   }
   if (head_w_.f32) views.push_back(&head_w_);
@@ -79,6 +69,10 @@ void Model::use_bf16_weights() {
     if (f32 != embed_w_) release_pages(const_cast<float*>(f32), n * sizeof(float));
   }
   release_pages(params_.grad(), params_.size() * sizeof(float));  // inference keeps no gradients
+  {  // the float32 panels are stale (the weights moved): freed now, not at the next panels()
+    std::lock_guard<std::mutex> lock(panels_mutex_);
+    panels_.reset();
+  }
 #ifdef __GLIBC__
   malloc_trim(0);  // the checkpoint reader's freed buffers back to the OS as well
 #endif

@@ -1,12 +1,14 @@
 // Model: token embedding (+ learned positions) -> N pre-norm blocks -> final norm -> lm_head
 // (tied to the embedding when tie_word_embeddings). Parameters live in one ParamStore under their
-// Hugging Face names (see model/param_layout.cpp). Training: forward over [B, T] tokens saving
-// activations, backward accumulating gradients. Inference: forward_cached over new tokens with a
-// ModelCache (prefill, chunked prefill and decode are one code path).
+// Hugging Face names (see model/param_table.cpp). Training: forward over [B, T] tokens saving
+// activations, backward accumulating gradients. Inference: one forward_cached over the new tokens
+// of N >= 1 sequences, each with its ModelCache (prefill, chunked prefill, decode and the server's
+// ragged step are one code path); const, its per-request state in an InferContext.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -15,11 +17,13 @@
 #include "config/config.h"
 #include "core/params.h"
 #include "layers/block.h"
+#include "ops/rope.h"
 
 namespace llm0 {
 
 struct TrainPlan;
-struct InferScratch;
+class InferContext;
+class PackedWeights;
 
 class Model {
  public:
@@ -51,10 +55,13 @@ class Model {
   void backward(float loss_scale, const GradsReady& ready = nullptr);
   /// Logits [B·T, V] of the last forward (valid until backward()).
   const float* logits() const;
-  /// Activations layer il saved in the last forward (e.g. attention q, k after RoPE, for the
-  /// attention-map lesson); valid until the next forward. Throws llm0::Error before any forward
-  /// or for il outside [0, num_hidden_layers).
-  const BlockSaved& saved(int il) const;
+  /// The q and k rows layer il's mixer saved in the last forward (after RoPE; null for mixers
+  /// without attention weights), for the attention-map lesson; valid until the next forward.
+  /// Throws llm0::Error before any forward or for il outside [0, num_hidden_layers).
+  SavedAttention saved_attention(int il) const;
+  /// Layer il's token mixer (its CacheSpec, kind name, caches). Throws llm0::Error for il
+  /// outside [0, num_hidden_layers).
+  const Mixer& mixer(int il) const;
   /// The load-balancing loss of the last forward (not in forward()'s return value):
   /// router_aux_loss_coef · Σ_{MoE layers} E · Σ_e f_e · P_e (Switch Transformer, arXiv:2101.03961
   /// eq. 4) when moe.balance is AuxLoss, else 0. backward() adds its gradient, weighted by
@@ -75,41 +82,62 @@ class Model {
   /// bias. Throws llm0::Error if `load` lacks a layer with a bias or has the wrong expert count.
   void update_router_bias(double gamma, const std::vector<ExpertLoad>& load);
 
-  // ---- inference ----
-  /// A fresh cache for this model: capacity = max_context (0 = max_position_embeddings).
-  /// Throws llm0::Error if max_context > max_position_embeddings or < 0.
+  // ---- inference (const: per-request state lives in an InferContext) ----
+  /// A fresh cache for this model: capacity = max_context (0 = max_position_embeddings); per
+  /// layer the class its mixer makes (a PagedKvCache of one page for K/V or K-only rows, a
+  /// RingKvCache, a RecurrentState). Throws llm0::Error if max_context > max_position_embeddings
+  /// or < 0.
   ModelCache new_cache(int max_context = 0) const;
-  /// Runs tokens [Tn] at positions [cache.length(), cache.length() + Tn) and appends their
-  /// state to `cache`. logits: [Tn, V], or [1, V] for the last token when last_only.
-  /// Throws llm0::Error if the cache would overflow or an id is out of range.
-  void forward_cached(const int* tokens, int Tn, ModelCache& cache, float* logits,
-                      bool last_only = false);
 
-  /// One sequence of a ragged batch step (forward_batch): n new tokens, appended at positions
+  /// One sequence's new tokens in a cached forward: n tokens, appended at positions
   /// [cache.length(), cache.length() + n) to `cache` (per layer: a PagedKvCache for full
-  /// and latent attention — K/V or latent rows in pages —, a RingKvCache for a sliding window, a
-  /// RecurrentState for Gated DeltaNet).
+  /// and latent attention — K/V or K-only rows in pages: the server's pool or one page of its
+  /// own —, a RingKvCache for a sliding window, a RecurrentState for Gated DeltaNet).
   struct BatchSeq {
     const int* tokens;
     int n;
     ModelCache* cache;
   };
-  /// The serving step (serve/batch_engine.h; src/model/batch_forward.cpp): ONE forward over the
-  /// new tokens of all sequences concatenated, x [N = Σ n, C] — embeddings, norms, every linear
-  /// map, MLP / MoE on all N rows at once (each weight read once per step), attention per
-  /// sequence through its page table or window, Gated DeltaNet's convolution and delta rule
-  /// (recurrent form) per sequence, MLA absorbed through the page table. logits [B, V]: each sequence's last token. Every op
-  /// computes a token row in one fixed order whatever the batch (ops/linear_rows.h,
+  /// The one cached forward (src/model/decode.cpp): prefill, chunks and decode of N >= 1
+  /// sequences (a single sequence is a batch of one) — `llm0 generate`, the lessons, `forward
+  /// --chunks`, the explorer and the server's step alike. ONE forward over the new tokens of all
+  /// sequences concatenated, x [N = Σ n, C]: embeddings, norms, every linear map, MLP / MoE on
+  /// all N rows at once (each weight read once per call), each mixer per sequence through its
+  /// cache (Mixer::forward_cached). logits: [N, V], every new row in order, with every_row; else
+  /// [B, V], each sequence's last row. With ctx's fixed order (the default) every op computes a
+  /// token row in one fixed order whatever the batch (ops/linear_rows.h,
   /// attention_paged_forward), so a row's logits are bitwise independent of the other sequences
-  /// and of how its tokens were chunked. Throws
-  /// llm0::Error for another layer kind or cache kind, an empty or repeated sequence, a cache
-  /// overflow or an id out of range (before anything is appended).
-  void forward_batch(std::span<const BatchSeq> seqs, float* logits);
+  /// and of how its tokens were chunked. Work is counted in ctx. Throws llm0::Error for a cache of
+  /// another layer count or kind, an empty or repeated sequence, a full cache, an id out of
+  /// range, or a fixed-order ctx whose panels predate a change of the weights (before anything
+  /// is appended).
+  void forward_cached(std::span<const BatchSeq> seqs, InferContext& ctx, float* logits,
+                      bool every_row = false) const;
+  /// A batch of one: tokens [Tn] at positions [cache.length(), cache.length() + Tn) appended to
+  /// `cache`; logits [Tn, V], or [1, V] for the last token when last_only.
+  void forward_cached(const int* tokens, int Tn, ModelCache& cache, InferContext& ctx,
+                      float* logits, bool last_only = false) const {
+    const BatchSeq seq{tokens, Tn, &cache};
+    forward_cached(std::span<const BatchSeq>(&seq, 1), ctx, logits, !last_only);
+  }
 
-  /// The decode form of multi-head latent attention layers (default absorbed); every form gives
-  /// the same logits, the counters show what each computed.
-  void set_mla_decode(MlaDecode form) { mla_decode_ = form; }
-  MlaDecode mla_decode() const { return mla_decode_; }
+  /// The packed panels (ops/linear_pack.h) of every linear map forward_cached computes — each
+  /// mixer's and FFN's Mixer::linear_maps / Ffn::linear_maps, then lm_head — that every
+  /// fixed-order InferContext of this model reads through a const pointer (one copy of the
+  /// weights however many contexts: the server's engine, the lessons, the explorer). Packed on
+  /// the first request after construction or after a change of the weights (weights_version()
+  /// moved: a load, a training step, use_bf16_weights), under a lock: contexts made on two
+  /// threads at once get the same store; a forward never packs. Training never asks, so it
+  /// never pays for them. Why the model and not each context: the panels are a copy of the
+  /// weights, as read-only as they are; why on request and not at load: a loaded model may be
+  /// trained (no panels) or switched to BF16 next (other panels).
+  std::shared_ptr<const PackedWeights> panels() const;
+  /// Bytes of the panels the model holds now, without packing: 0 before the first fixed-order
+  /// context and after use_bf16_weights freed the float32 ones.
+  size_t panel_bytes() const;
+  /// ParamStore::version() of the weights: panels packed at another version are stale.
+  uint64_t weights_version() const { return params_.version(); }
+
   /// The chunk length L of Gated DeltaNet's chunked form (training and prefill; default 64):
   /// every L gives the same outputs up to rounding. Throws llm0::Error unless 1 <= L <= 4096.
   void set_linear_chunk_size(int L);
@@ -140,11 +168,6 @@ class Model {
   void set_kv_dtype(CacheDtype dtype) { kv_dtype_ = dtype; }
   CacheDtype kv_dtype() const { return kv_dtype_; }
 
-  /// Work counters per layer since the last reset (DESIGN.md "Counters").
-  const std::vector<WorkCounters>& layer_counters() const { return counters_; }
-  WorkCounters total_counters() const;
-  void reset_counters();
-
  private:
   void declare_params();
   std::vector<Weight*> matrix_views(bool with_linear_attention);
@@ -163,11 +186,15 @@ class Model {
   bool bf16_products_ = false;
   CacheDtype kv_dtype_ = CacheDtype::F32;
   float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;
-  std::unique_ptr<RopeTable> rope_;  // RoPE configs only; grows with the positions used
+  // RoPE configs only: cos/sin of every position < max_position_embeddings, computed once at
+  // construction (read-only after: contexts share it). Memory: max_position_embeddings ×
+  // rotary_dim × 4 bytes — 64 MiB for Llama 3's 131072 × 128, 4 MiB for 32768 × 32.
+  std::unique_ptr<RopeTable> rope_;
   std::unique_ptr<TrainPlan> plan_;
-  std::unique_ptr<InferScratch> infer_;
-  std::vector<WorkCounters> counters_;
-  MlaDecode mla_decode_ = MlaDecode::Absorbed;
+  // Model::panels(): packed at weights version panels_version_ (model/panels.cpp).
+  mutable std::mutex panels_mutex_;
+  mutable std::shared_ptr<const PackedWeights> panels_;
+  mutable uint64_t panels_version_ = 0;
   double aux_loss_ = 0;
   long last_targets_ = 0;  // targets of the last forward (weights the aux loss's gradient)
   std::vector<size_t> layer_begin_;  // [L + 1]: block il's parameters are [begin[il], begin[il+1])

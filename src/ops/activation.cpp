@@ -23,19 +23,7 @@ void row_blocks(int N, int F, Block fb) {
   }
 }
 
-// 16 lanes from p[0, lanes), zero-padded; and back.
-simd::f32x16 load_part(const float* p, int lanes) {
-  if (lanes == W) return simd::load(p);
-  float t[W] = {};
-  std::copy(p, p + lanes, t);
-  return simd::load(t);
-}
-void store_part(float* p, simd::f32x16 v, int lanes) {
-  if (lanes == W) return simd::store(p, v);
-  float t[W];
-  simd::store(t, v);
-  std::copy(t, t + lanes, p);
-}
+using simd::load_part, simd::store_part;
 }  // namespace
 
 void swiglu_forward(float* h, const float* gate, const float* up, size_t n) {

@@ -28,6 +28,10 @@ struct AttentionDims {
   // Floats between consecutive key / value positions; 0 = packed (Hkv·D, Hkv·Dv). Lets MLA's
   // absorbed decode read keys [c_kv | k_pe] and values c_kv from the same latent rows.
   int k_stride = 0, v_stride = 0;
+  // Mixed-precision training (--precision bf16): the per-head products (Q Kᵀ, P V and backward's
+  // four) take BF16 operands and accumulate in float32 (ops/attention_gemm.h); the scaled scores,
+  // softmax, lse and dS = P ⊙ (dP − D) stay float32. Decode (Tq = 1 with grouped heads) ignores it.
+  bool bf16_products = false;
   long k_row() const { return k_stride ? k_stride : (long)Hkv * D; }
   long v_row() const { return v_stride ? v_stride : (long)Hkv * Dv; }
 };

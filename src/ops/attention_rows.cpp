@@ -1,13 +1,10 @@
-// Decode attention over F32 / BF16 cached rows. See attention_rows.h.
+// One query against F32 / BF16 cached rows. See attention_rows.h.
 #include "ops/attention_rows.h"
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
-#include "core/check.h"
 #include "core/simd.h"
-#include "core/threads.h"
 #include "ops/bf16_kernels.h"
 
 namespace llm0 {
@@ -62,30 +59,6 @@ float attend_query_rows(float* out, const float* q, const KvRowSet& k, long k_of
   else
     weighted_rows_f32(out, s, v.f32 + j0, v_off, n, Dv);
   return mx + (float)std::log(sum);
-}
-
-uint64_t attention_decode_rows(float* out, float* lse, const float* q, const KvRowSet& k,
-                               const KvRowSet& v, const AttentionDims& d) {
-  LLM0_CHECK(d.B == 1 && d.Tq == 1, "decode attention over cached rows takes one query "
-             "(B = 1, Tq = 1), got B={} Tq={}", d.B, d.Tq);
-  LLM0_CHECK(d.H > 0 && d.Hkv > 0 && d.D > 0 && d.Dv > 0 && d.H % d.Hkv == 0,
-             "attention: num_attention_heads={} not divisible by num_key_value_heads={}", d.H, d.Hkv);
-  LLM0_CHECK(d.q_offset + 1 == d.Tk, "decode attention: q_offset={} must be Tk − 1 (Tk={})",
-             d.q_offset, d.Tk);
-  LLM0_CHECK(d.window >= 0, "attention: sliding window {} must be >= 0", d.window);
-  const int j0 = first_visible_key(d, d.q_offset), n = d.Tk - j0, group = d.H / d.Hkv;
-  const long work = (long)d.H * n * (d.D + d.Dv);
-#pragma omp parallel for schedule(static) if (d.H > 1 && work > 65536)
-  for (int h = 0; h < d.H; ++h) {
-    thread_local std::vector<float> s;
-    if (s.size() < (size_t)n) s.resize((size_t)n);
-    const int g = h / group;
-    const float L = attend_query_rows(out + (long)h * d.Dv, q + (long)h * d.D, k, (long)g * d.D, v,
-                                      (long)g * d.Dv, j0, n, d.D, d.Dv, d.scale,
-                                      d.sinks ? d.sinks + h : nullptr, s.data());
-    if (lse) lse[h] = L;
-  }
-  return (uint64_t)d.H * (uint64_t)n;
 }
 
 }  // namespace llm0

@@ -1,9 +1,10 @@
-// Decode attention (one query position) over cached K/V rows read as they are stored — float32
-// or bfloat16 — without widening the cache first: q·k and the value accumulation widen each BF16
-// row in registers (ops/bf16_kernels.h: bf16_dot_rows, bf16_weighted_rows; run-time ISA choice, scalar
-// reference). Rows are addressed by pointers, one per cached position (the contiguous cache,
-// cache/kv_cache.h). The paged cache's attention (attention_paged_forward, implemented in
-// attention_paged.cpp) reads its rows the same way, in tiles of query rows.
+// Attention over cached K/V rows read as they are stored — float32 or bfloat16 — without widening
+// the cache first. attend_query_rows: one query against rows addressed by pointers, one per cached
+// position; q·k and the value accumulation widen each BF16 row in registers (ops/bf16_kernels.h:
+// bf16_dot_rows, bf16_weighted_rows; run-time ISA choice, scalar reference) — MLA's latent rows
+// (layers/mla_cached.cpp). attention_paged_forward (implemented in attention_paged.cpp): every
+// other cached attention of the model, through a page table (a single sequence's cache is one
+// page), in tiles of query rows.
 // Math: Vaswani et al., arXiv:1706.03762 eq. 1, with GQA grouping, sliding window and sinks as
 // attention.h defines them (the same visibility rule: first_visible_key).
 // Layouts: q [H, D], out [H, Dv]; row j of K holds [Hkv, D] (KV head g at element g·D), row j of
@@ -38,14 +39,6 @@ struct KvRowPointers {
 float attend_query_rows(float* out, const float* q, const KvRowSet& k, long k_off, const KvRowSet& v,
                         long v_off, int j0, int n, int D, int Dv, float scale, const float* sink,
                         float* s);
-
-/// Decode (B = 1, Tq = 1): out [H, Dv] = attention of q [H, D] over the Tk cached rows, query at
-/// absolute position q_offset = Tk − 1; query head h reads KV head h / (H / Hkv). k_stride and
-/// v_stride of `d` are ignored (rows are pointers); lse may be null. Returns the visible q·k
-/// pairs (as attention_forward). Heads split across OpenMP threads when the work is large.
-/// Throws llm0::Error unless B = 1, Tq = 1 and the dims are consistent (as attention_forward).
-uint64_t attention_decode_rows(float* out, float* lse, const float* q, const KvRowSet& k,
-                               const KvRowSet& v, const AttentionDims& d);
 
 /// K/V rows of ONE sequence read through a page table (cache/page_pool.h): position j lives in
 /// page j / page_size at row j % page_size; a page's K rows are Hkv·D numbers apart, its V rows

@@ -5,6 +5,8 @@
 // stay in L1/L2 and its B panel slice (NR × KC bf16 = 16 KiB) in L1.
 #include "ops/bf16_gemm.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -22,19 +24,24 @@ constexpr int MC = 96;   // rows of A per thread task (MC / MR panels)
 constexpr int PACK_ROWS = 64;  // rows per packing call: a transposed source row's 4 cache lines
 
 // Packs rows [0, rows) × k [k0, k0 + kc) of X into panels of P rows (zero-padded), PACK_ROWS rows
-// per call.
-void pack(uint16_t* dst, GemmOperand X, int rows, int k0, int kc, int P, bool fast) {
+// per call: shared by the team (`omp for`, no barrier) or, serial, all on the calling thread.
+void pack(uint16_t* dst, GemmOperand X, int rows, int k0, int kc, int P, bool fast, bool serial) {
   const int kp = (kc + 1) / 2, G = std::max(1, PACK_ROWS / P);  // panels per call
   const int calls = (rows + G * P - 1) / (G * P);
-#pragma omp for schedule(static) nowait
-  for (int c = 0; c < calls; ++c) {
+  auto one = [&](int c) {
     uint16_t* d = dst + (long)c * G * kp * P * 2;
     const int r0 = c * G * P, n = std::min(G * P, rows - r0);
     if (fast)
       bf16_gemm_detail::pack_avx512bf16(d, X, r0, n, k0, kc, P);
     else
       bf16_gemm_detail::pack_scalar(d, X, r0, n, k0, kc, P);
+  };
+  if (serial) {
+    for (int c = 0; c < calls; ++c) one(c);
+    return;
   }
+#pragma omp for schedule(static) nowait
+  for (int c = 0; c < calls; ++c) one(c);
 }
 }  // namespace
 
@@ -70,44 +77,60 @@ void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> ou
   // barrier: with more threads than free cores (a busy machine) each barrier costs a time slice.
   // (thread_local: a name inside the parallel region would mean each worker's own copy, so the
   // region reads them through the pointers.)
+  // Grown only: a resize that shrinks and then grows again zero-fills the new part (a memset
+  // per call where products of different sizes alternate, as attention's per-head ones do).
   thread_local std::vector<uint16_t> a_store, b_store;
-  a_store.resize((size_t)(a_block * kblocks));
-  b_store.resize((size_t)(b_block * kblocks));
+  if (a_store.size() < (size_t)(a_block * kblocks)) a_store.resize((size_t)(a_block * kblocks));
+  if (b_store.size() < (size_t)(b_block * kblocks)) b_store.resize((size_t)(b_block * kblocks));
   uint16_t* const Ap = a_store.data();
   uint16_t* const Bp = b_store.data();
-#pragma omp parallel
-  {
+  // Inside another parallel region (attention's per-head products) or at one thread, everything
+  // runs on the calling thread, with no (nested, one-thread) team started per call.
+  const bool serial = omp_in_parallel() || omp_get_max_threads() == 1;
+  auto pack_all = [&] {
     for (int kb = 0; kb < kblocks; ++kb) {
       const int k0 = kb * KC, kc = std::min(KC, K - k0), kp = (kc + 1) / 2;
-      pack(Ap + kb * a_block, A, M, k0, kc, MR, fast);
+      pack(Ap + kb * a_block, A, M, k0, kc, MR, fast, serial);
       for (int j = 0; j < nouts; ++j)
         pack(Bp + kb * b_block + (long)first[j] * kp * NR * 2, outs[j].B, outs[j].N, k0, kc, NR,
-             fast);
+             fast, serial);
     }
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 1) collapse(2)
-    for (int t = 0; t < m_tasks; ++t)
-      for (int nj = 0; nj < b_panels; ++nj) {
-        int j = 0;
-        while (nj >= first[j + 1]) ++j;
-        const GemmOut& o = outs[j];
-        const int n0 = (nj - first[j]) * NR, nn = std::min(NR, o.N - n0);
-        const int p_end = std::min(a_panels, (t + 1) * mc_panels);
-        for (int kb = 0; kb < kblocks; ++kb) {
-          const int kc = std::min(KC, K - kb * KC), kp = (kc + 1) / 2;
-          const uint16_t* bp = Bp + kb * b_block + (long)nj * kp * NR * 2;
-          for (int pi = t * mc_panels; pi < p_end; ++pi) {
-            const int m0 = pi * MR, mm = std::min(MR, M - m0);
-            const uint16_t* ap = Ap + kb * a_block + (long)pi * kp * MR * 2;
-            float* c = o.C + m0 * o.ldc + n0;
-            const bool acc = o.accumulate || kb > 0;
-            if (fast)
-              bf16_gemm_detail::tile_avx512bf16(c, o.ldc, ap, bp, kp, mm, nn, acc);
-            else
-              bf16_gemm_detail::tile_scalar(c, o.ldc, ap, bp, kp, mm, nn, acc);
-          }
-        }
+  };
+  // Task i: the MC rows t = i / b_panels of A against B panel nj = i % b_panels.
+  auto task = [&](int i) {
+    const int t = i / b_panels, nj = i % b_panels;
+    int j = 0;
+    while (nj >= first[j + 1]) ++j;
+    const GemmOut& o = outs[j];
+    const int n0 = (nj - first[j]) * NR, nn = std::min(NR, o.N - n0);
+    const int p_end = std::min(a_panels, (t + 1) * mc_panels);
+    for (int kb = 0; kb < kblocks; ++kb) {
+      const int kc = std::min(KC, K - kb * KC), kp = (kc + 1) / 2;
+      const uint16_t* bp = Bp + kb * b_block + (long)nj * kp * NR * 2;
+      for (int pi = t * mc_panels; pi < p_end; ++pi) {
+        const int m0 = pi * MR, mm = std::min(MR, M - m0);
+        const uint16_t* ap = Ap + kb * a_block + (long)pi * kp * MR * 2;
+        float* c = o.C + m0 * o.ldc + n0;
+        const bool acc = o.accumulate || kb > 0;
+        if (fast)
+          bf16_gemm_detail::tile_avx512bf16(c, o.ldc, ap, bp, kp, mm, nn, acc);
+        else
+          bf16_gemm_detail::tile_scalar(c, o.ldc, ap, bp, kp, mm, nn, acc);
       }
+    }
+  };
+  const int tasks = m_tasks * b_panels;
+  if (serial) {
+    pack_all();
+    for (int i = 0; i < tasks; ++i) task(i);
+    return;
+  }
+#pragma omp parallel
+  {
+    pack_all();
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+    for (int i = 0; i < tasks; ++i) task(i);
   }
 }
 

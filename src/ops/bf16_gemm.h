@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace llm0 {
 
@@ -47,6 +48,29 @@ struct GemmOut {
 /// rounded and packed once and the tiles of every product share one parallel loop. Each C gets
 /// the bits one gemm_bf16 call would give it.
 void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> outs);
+
+/// Columns per packed B panel (the tile width): PackedB column offsets are multiples of it.
+inline constexpr int kBf16PanelCols = 32;
+
+/// A B operand [N, K] rounded and packed once for several products that read ranges of it
+/// (attention's keys and values, packed per head instead of per block of query rows): panels of
+/// kBf16PanelCols columns, [⌈N / 32⌉][⌈K / 2⌉][32][2] BF16 (k-pairs, zero-padded; no K blocks).
+struct PackedB {
+  std::vector<uint16_t> data;
+  int N = 0, K = 0;
+  long panel_stride() const { return (long)((K + 1) / 2) * kBf16PanelCols * 2; }
+};
+
+/// Packs B(n, k) for n < N, k < K into `out` (its buffer reused when large enough).
+void pack_b(PackedB& out, GemmOperand B, int N, int K);
+
+/// C[M, N] = (accumulate ? C : 0) + Σ_{k < K} bf16(A(m, k)) · B(n0 + n, k0 + k) with B from
+/// pack_b: n0 a multiple of kBf16PanelCols, k0 even, n0 + N and k0 + K within it. Each element
+/// gets the bits gemm_bf16 gives the same sub-matrix (same k order). Runs on the calling thread
+/// (attention's per-head loops are the parallel ones). Throws llm0::Error on a misaligned or
+/// out-of-range n0 / k0.
+void gemm_bf16_packed_b(float* C, long ldc, GemmOperand A, int M, int K, const PackedB& B, int n0,
+                        int k0, int N, bool accumulate);
 
 /// Whether gemm_bf16 runs on BF16 dot-product hardware here (kernel_isa() == avx512bf16).
 bool gemm_bf16_fast();

@@ -10,7 +10,7 @@
 namespace llm0::bf16_gemm_detail {
 
 constexpr int MR = 8;   // rows per tile (A panel: [kp][MR][2] bf16)
-constexpr int NR = 32;  // columns per tile (B panel: [kp][NR][2] bf16; two zmm per k-pair)
+constexpr int NR = kBf16PanelCols;  // columns per tile (B panel: [kp][NR][2] bf16; two zmm per k-pair)
 
 /// c[mm, nn] (row stride ldc; mm <= MR, nn <= NR) = (acc ? c : 0) + Σ_q Σ_j a[q][m][j] · b[q][n][j]
 /// over kp k-pairs. Needs AVX512_BF16 (the caller checks).

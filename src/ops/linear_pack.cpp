@@ -10,7 +10,6 @@
 namespace llm0 {
 
 namespace {
-thread_local PackedWeights* t_store = nullptr;
 
 // dst [panels][I][P] from W [O, I]: each W row read front to back, written with stride P.
 template <class T>
@@ -37,15 +36,31 @@ PackedLinear pack_linear(Weight W, int I, int O, std::shared_ptr<void> dst) {
   return r;
 }
 
-const PackedLinear& PackedWeights::get(Weight W, int I, int O) {
-  const void* key = W.bf16 ? (const void*)W.bf16 : (const void*)W.f32;
-  auto it = packs_.find({key, I, O});
-  if (it != packs_.end()) return it->second;
+namespace {
+const void* key_of(Weight W) { return W.bf16 ? (const void*)W.bf16 : (const void*)W.f32; }
+}  // namespace
+
+PackedWeights::PackedWeights(std::span<const LinearMap> maps) {
+  for (const LinearMap& m : maps) add(m);
+}
+
+void PackedWeights::add(const LinearMap& m) {
+  LLM0_CHECK(m.I >= 1 && m.O >= 1 && m.W, "pack_linear: a weight of [{}, {}] (needs >= 1 x 1, set)",
+             m.O, m.I);
+  const auto key = std::make_tuple(key_of(m.W), m.I, m.O);
+  if (packs_.count(key)) return;
   PackedLinear shape;
-  shape.I = I, shape.O = O, shape.bf16 = W.bf16 != nullptr;
-  PackedLinear p = pack_linear(W, I, O, allocate(shape.bytes()));
+  shape.I = m.I, shape.O = m.O, shape.bf16 = m.W.bf16 != nullptr;
+  PackedLinear p = pack_linear(m.W, m.I, m.O, allocate(shape.bytes()));
   bytes_ += p.bytes();
-  return packs_.emplace(std::make_tuple(key, I, O), std::move(p)).first->second;
+  packs_.emplace(key, std::move(p));
+}
+
+const PackedLinear& PackedWeights::get(Weight W, int I, int O) const {
+  const auto it = packs_.find({key_of(W), I, O});
+  LLM0_CHECK(it != packs_.end(), "no packed panels for a linear map of [{}, {}] ({}): the layer "
+             "computing it does not list it among its linear maps", O, I, W.bf16 ? "bf16" : "f32");
+  return it->second;
 }
 
 std::shared_ptr<void> PackedWeights::allocate(size_t bytes) {
@@ -61,10 +76,5 @@ std::shared_ptr<void> PackedWeights::allocate(size_t bytes) {
   chunk_used_ += bytes;
   return std::shared_ptr<void>(chunk_, p);  // shares the chunk's ownership
 }
-
-UsePackedWeights::UsePackedWeights(PackedWeights& store) : previous_(t_store) { t_store = &store; }
-UsePackedWeights::~UsePackedWeights() { t_store = previous_; }
-
-PackedWeights* packed_weights() { return t_store; }
 
 }  // namespace llm0

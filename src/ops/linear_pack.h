@@ -3,13 +3,15 @@
 // input k side by side, k = 0 .. I−1 (the last panel zero-padded past O). The kernel then holds
 // SIMD lanes across outputs and walks k in order, reading each panel front to back once.
 // Float32 weights pack as float32, BF16 weights as BF16 bits (widened in registers when read).
-// The serving engine keeps one PackedWeights per model (the copies double the weight memory) and
-// installs it for its steps with UsePackedWeights; linear_rows finds a matrix's panels there by
-// its Weight pointer and shape, packing it on first use.
+// A model packs the matrices of every linear map its cached forward computes into one
+// PackedWeights, once (Model::panels, model/model.h: the copies double the weight memory), and its
+// inference contexts name that store, read-only, in the LinearKernel they pass to linear_forward;
+// linear_rows finds a matrix's panels there by its Weight pointer and shape.
 #pragma once
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <span>
 #include <tuple>
 
 #include "ops/weight.h"
@@ -33,21 +35,37 @@ struct PackedLinear {
 /// Throws llm0::Error for I or O < 1 or a null weight.
 PackedLinear pack_linear(Weight W, int I, int O, std::shared_ptr<void> dst = nullptr);
 
-/// Packed copies of the matrices one model's linear maps read, found by (Weight pointer, I, O).
-/// The copies lie one after another, in the order of first use (a forward's order), in chunks of
+/// One linear map y[N, O] = x[N, I] · W[O, I]ᵀ as a layer lists it for packing (Mixer::linear_maps,
+/// Ffn::linear_maps): its matrix and the shape its forward passes to linear_forward.
+struct LinearMap {
+  Weight W;
+  int I = 0, O = 0;
+};
+
+/// Packed copies of the matrices of a list of linear maps, found by (Weight pointer, I, O);
+/// immutable after construction, so any number of threads may read one store at once.
+/// The copies lie one after another, in the order of the list (a forward's order), in chunks of
 /// 2 MiB huge pages: a decode step streams them as it streams the ParamStore's weights. (Matrices
 /// under 2 MiB on 4 KiB pages — every attention projection of the ~30M preset — streamed at about
 /// half the bandwidth: a TLB miss and a prefetcher restart every 4 KiB.)
-/// Not thread-safe: the thread running the forward owns it.
 class PackedWeights {
  public:
-  /// The panels of W [O, I], packed now if this is the first request for them.
-  const PackedLinear& get(Weight W, int I, int O);
+  PackedWeights() = default;
+  /// Packs every map of `maps` (a matrix listed twice with the same shape, once).
+  /// Throws llm0::Error for a map with I or O < 1 or no weight.
+  explicit PackedWeights(std::span<const LinearMap> maps);
+  PackedWeights(const PackedWeights&) = delete;
+  PackedWeights& operator=(const PackedWeights&) = delete;
+
+  /// The panels of W [O, I]. Throws llm0::Error if the store was not built with that matrix and
+  /// shape (a layer whose linear_maps misses a map its forward computes).
+  const PackedLinear& get(Weight W, int I, int O) const;
   /// Bytes held by all packed copies.
   size_t bytes() const { return bytes_; }
   size_t size() const { return packs_.size(); }
 
  private:
+  void add(const LinearMap& m);
   /// `bytes` zeroed bytes from the current chunk (a new one when it does not fit), 64-byte aligned.
   std::shared_ptr<void> allocate(size_t bytes);
 
@@ -56,21 +74,5 @@ class PackedWeights {
   std::shared_ptr<void> chunk_;  // the chunk being filled
   size_t chunk_used_ = 0, chunk_size_ = 0;
 };
-
-/// While an instance lives, linear_rows called from this thread reads its matrices' panels from
-/// `store` (packing each on first use) instead of packing W for every call. Nests.
-class UsePackedWeights {
- public:
-  explicit UsePackedWeights(PackedWeights& store);
-  ~UsePackedWeights();
-  UsePackedWeights(const UsePackedWeights&) = delete;
-  UsePackedWeights& operator=(const UsePackedWeights&) = delete;
-
- private:
-  PackedWeights* previous_;
-};
-
-/// The store a UsePackedWeights installed on this thread, or null.
-PackedWeights* packed_weights();
 
 }  // namespace llm0

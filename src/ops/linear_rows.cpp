@@ -14,7 +14,6 @@ namespace {
 using simd::f32x16;
 constexpr int P = kLinearPanel;
 
-thread_local bool t_row_independent = false;
 
 // One call's operands: y [N, O], x [N, I], Wp [panels][I][P], b [O] or null.
 template <class T>
@@ -136,8 +135,8 @@ std::optional<LinearRowsKernel> forced_by_environment() {
 LinearRowsKernel default_kernel() {
   if (const auto k = forced_by_environment()) return *k;
 #if LLM0_ROWS_ISAS
-  if (__builtin_cpu_supports("x86-64-v4")) return LinearRowsKernel::Avx512;
-  if (__builtin_cpu_supports("x86-64-v3")) return LinearRowsKernel::Avx2;
+  if (cpu_supports(Isa::Avx512)) return LinearRowsKernel::Avx512;
+  if (cpu_supports(Isa::Avx2)) return LinearRowsKernel::Avx2;
   return LinearRowsKernel::Baseline;
 #elif defined(__AVX512F__)
   return LinearRowsKernel::Avx512;
@@ -179,19 +178,12 @@ void linear_packed(float* y, const float* x, const PackedLinear& W, const float*
     run(Job<float>{y, x, static_cast<const float*>(W.data.get()), b, N, W.I, W.O}, v.f32);
 }
 
-void linear_rows(float* y, const float* x, Weight W, const float* b, int N, int I, int O) {
+void linear_rows(float* y, const float* x, Weight W, const float* b, int N, int I, int O,
+                 const PackedWeights* store) {
   if (N <= 0) return;
-  if (PackedWeights* store = packed_weights())
-    return linear_packed(y, x, store->get(W, I, O), b, N);
+  if (store) return linear_packed(y, x, store->get(W, I, O), b, N);
   linear_packed(y, x, pack_linear(W, I, O), b, N);
 }
-
-RowIndependentLinear::RowIndependentLinear() : previous_(t_row_independent) {
-  t_row_independent = true;
-}
-RowIndependentLinear::~RowIndependentLinear() { t_row_independent = previous_; }
-
-bool row_independent_linear() { return t_row_independent; }
 
 std::vector<LinearRowsKernel> linear_rows_kernels() {
   std::vector<LinearRowsKernel> r{default_kernel()};
@@ -200,8 +192,7 @@ std::vector<LinearRowsKernel> linear_rows_kernels() {
     bool runs = !LLM0_ROWS_ISAS;
 #if LLM0_ROWS_ISAS
     runs = k == LinearRowsKernel::Baseline ||
-           (k == LinearRowsKernel::Avx2 ? __builtin_cpu_supports("x86-64-v3")
-                                        : __builtin_cpu_supports("x86-64-v4"));
+           cpu_supports(k == LinearRowsKernel::Avx2 ? Isa::Avx2 : Isa::Avx512);
 #endif
     if (runs && k != r.front()) r.push_back(k);
   }

@@ -27,33 +27,13 @@
 namespace llm0 {
 
 /// y[N, O] = x[N, I] · W[O, I]ᵀ + b[O] (b may be null), each element in the fixed order above.
-/// W's panels come from the PackedWeights installed on this thread (packed on first use), or are
-/// packed for this call without one. Threads split the panels (never an element's sum).
-void linear_rows(float* y, const float* x, Weight W, const float* b, int N, int I, int O);
+/// W's panels come from `store` (packed beforehand; throws llm0::Error if it lacks them), or are
+/// packed for this call when it is null. Threads split the panels (never an element's sum).
+void linear_rows(float* y, const float* x, Weight W, const float* b, int N, int I, int O,
+                 const PackedWeights* store = nullptr);
 
 /// The same on panels packed beforehand: y[N, W.O] = x[N, W.I] · Wᵀ + b.
 void linear_packed(float* y, const float* x, const PackedLinear& W, const float* b, int N);
-
-/// While an instance lives, linear_forward, linear_forward_group and matvec called from this
-/// thread run linear_rows (the serving engine's determinism: the Block / MLP / MoE code of the
-/// single-sequence path then computes every token row independently of the batch), and the
-/// layers' forward_cached on contiguous caches take the engine's fixed-order forms too
-/// (attention_paged_forward over the rows as stored, MLA's absorbed loops, the recurrent delta
-/// rule for any token count): a sequence then gets, bitwise, the serving engine's logits — the
-/// same-order reference of tests/test_batch_engine.cpp. Nests.
-class RowIndependentLinear {
- public:
-  RowIndependentLinear();
-  ~RowIndependentLinear();
-  RowIndependentLinear(const RowIndependentLinear&) = delete;
-  RowIndependentLinear& operator=(const RowIndependentLinear&) = delete;
-
- private:
-  bool previous_;
-};
-
-/// Whether a RowIndependentLinear is alive on this thread.
-bool row_independent_linear();
 
 /// The kernel versions (tile shapes and instruction sets, see the header).
 enum class LinearRowsKernel { Avx512, Avx2, Baseline };

@@ -35,8 +35,9 @@ void linear_forward_bf16_panels(float* y, const float* x, const uint16_t* W, boo
 }
 }  // namespace
 
-void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O) {
-  if (row_independent_linear()) return linear_rows(y, x, W, b, N, I, O);
+void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O,
+                    const LinearKernel& k) {
+  if (k.fixed_order) return linear_rows(y, x, W, b, N, I, O, k.panels);
   if ((N == 1 && !W.bf16_products) || (W.bf16 && N < 4)) {  // decode: matrix-vector products, y[O] = W[O, I] · x[I] + b
     for (int n = 0; n < N; ++n) matvec(y + (long)n * O, W, x + (long)n * I, b, O, I);
     return;
@@ -53,11 +54,16 @@ void linear_forward(float* y, const float* x, Weight W, const float* b, int N, i
               b ? 1.0f : 0.0f, y, O);
 }
 
-void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I) {
+void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I,
+                          const LinearKernel& k) {
+  if (k.fixed_order) {
+    for (const LinearOut& o : outs) linear_rows(o.y, x, o.W, o.b, N, I, o.O, k.panels);
+    return;
+  }
   const bool bf16_products = std::all_of(outs.begin(), outs.end(), [](const LinearOut& o) {
     return o.W.f32 && o.W.bf16_products;
   });
-  if (bf16_products && !row_independent_linear()) {
+  if (bf16_products) {
     // Mixed-precision training: x is rounded and packed once for all the products (up to 4 per
     // call), each y[N, O] (+)= bf16(x) · bf16(W)ᵀ on top of its bias rows.
     for (size_t j0 = 0; j0 < outs.size(); j0 += 4) {
@@ -73,7 +79,7 @@ void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N
     }
     return;
   }
-  if (N == 1 && !row_independent_linear()) return matvec_group(outs, x, I);
+  if (N == 1) return matvec_group(outs, x, I);
   for (const LinearOut& o : outs) linear_forward(o.y, x, o.W, o.b, N, I, o.O);
 }
 

@@ -39,10 +39,6 @@ void matvec(float* y, Weight W, const float* x, const float* b, int O, int I) {
 }
 
 void matvec_group(std::span<const LinearOut> targets, const float* x, int I) {
-  if (row_independent_linear()) {  // the serving engine's fixed order (ops/linear_rows.h)
-    for (const LinearOut& t : targets) linear_rows(t.y, x, t.W, t.b, 1, I, t.O);
-    return;
-  }
   long rows = 0;
   bool any_bf16 = false;
   for (const LinearOut& t : targets) rows += t.O, any_bf16 |= t.W.bf16 != nullptr;

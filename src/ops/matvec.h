@@ -4,7 +4,6 @@
 // machine's read bandwidth here; this kernel walks each row once, front to back, with four
 // independent SIMD accumulators (measured: docs/performance-history.md, "What was changed").
 // Layouts (row-major): W [O, I] (PyTorch [out_features, in_features]), x [I], b [O], y [O].
-// Inside a RowIndependentLinear scope (ops/linear_rows.h) these products run linear_rows.
 #pragma once
 
 #include <span>

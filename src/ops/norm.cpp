@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/simd.h"
+
 namespace llm0 {
 
 void rmsnorm_forward(float* y, float* rstd, const float* x, const float* w, int N, int C,
@@ -14,8 +16,7 @@ void rmsnorm_forward(float* y, float* rstd, const float* x, const float* w, int 
   for (int n = 0; n < N; ++n) {
     const float* xr = x + (long)n * C;
     float* yr = y + (long)n * C;
-    double ss = 0;  // sum of squares in double: C can be thousands
-    for (int c = 0; c < C; ++c) ss += (double)xr[c] * xr[c];
+    const double ss = simd::dot_f64(xr, xr, C);  // sum of squares in double: C can be thousands
     const float r = (float)(1.0 / std::sqrt(ss / C + eps));
     for (int c = 0; c < C; ++c) yr[c] = xr[c] * r * w[c];
     if (rstd) rstd[n] = r;
@@ -57,8 +58,7 @@ void rmsnorm_backward(float* dx, float* dw, const float* dy, const float* x, con
     const float* dyr = dy + (long)n * C;
     float* dxr = dx + (long)n * C;
     const float r = rstd[n];
-    double dot = 0;
-    for (int c = 0; c < C; ++c) dot += (double)dyr[c] * w[c] * xr[c];
+    const double dot = simd::dot_f64(dyr, xr, C, w);  // Σ_c dy_c w_c x_c
     const float k = (float)(dot * r * r * r / C);
     for (int c = 0; c < C; ++c) {
       dxr[c] = r * dyr[c] * w[c] - k * xr[c];

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "core/check.h"
 
@@ -17,9 +18,12 @@ void RopeTable::ensure(int n) {
   if (n <= size_) return;
   const int half = R_ / 2;
   cos_.resize((size_t)n * half), sin_.resize((size_t)n * half);
+  std::vector<double> inv_freq((size_t)half);
+  for (int i = 0; i < half; ++i) inv_freq[(size_t)i] = std::pow(theta_, -2.0 * i / R_);
+#pragma omp parallel for schedule(static) if ((long)(n - size_) * half > 65536)
   for (int p = size_; p < n; ++p)
     for (int i = 0; i < half; ++i) {
-      const double a = p * std::pow(theta_, -2.0 * i / R_);  // θ in double
+      const double a = p * inv_freq[(size_t)i];  // θ in double
       cos_[(size_t)p * half + i] = (float)std::cos(a);
       sin_[(size_t)p * half + i] = (float)std::sin(a);
     }

@@ -30,60 +30,50 @@
 #include "cache/page_pool.h"
 #include "cache/paged_kv_cache.h"
 #include "cache/prefix_cache.h"
-#include "cache/recurrent_state.h"
-#include "cache/ring_kv_cache.h"
 #include "core/check.h"
-#include "ops/linear_pack.h"
+#include "model/infer_context.h"
 
 namespace llm0 {
 
 namespace {
 
-/// A layer's rows in a page: full-attention K and V (Hkv·D numbers each); MLA's latent row
-/// [c | k_pe] (kv_lora_rank + qk_rope_head_dim numbers, as `llm0 kv` counts it) as K without V;
-/// none for the layers that keep a per-sequence state.
-std::vector<PageRows> page_rows(const ModelConfig& cfg) {
+/// A layer's rows in a page, from its CacheSpec: a pageable layer's K and V rows (full attention:
+/// Hkv·D numbers each; MLA: the latent row [c | k_pe] as K without V, as `llm0 kv` counts it);
+/// none for the layers that keep a per-sequence state (sliding window, linear attention).
+std::vector<PageRows> page_rows(const Model& model) {
   std::vector<PageRows> rows;
-  const int width = cfg.num_key_value_heads * cfg.head_dim;
-  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
-    const LayerKind k = cfg.layer(il).kind;
-    rows.push_back(k == LayerKind::FullAttention     ? PageRows{width, width}
-                   : k == LayerKind::LatentAttention ? PageRows{cfg.mla.kv_lora_rank +
-                                                                cfg.mla.qk_rope_head_dim, 0}
-                                                     : PageRows{});
+  for (int il = 0; il < model.config().num_hidden_layers; ++il) {
+    const CacheSpec spec = model.mixer(il).cache_spec();
+    rows.push_back(spec.pageable() ? PageRows{spec.k_numbers, spec.v_numbers} : PageRows{});
   }
   return rows;
 }
 
-/// Numbers per token: of the paged layers' rows (K + V) and of the sliding layers' K and V.
+/// Numbers per token: of the paged layers' rows (K + V) and of the windowed layers' rows; and
+/// whether every layer is paged (nothing kept outside the pages).
 struct PageNumbers {
   size_t token = 0, window = 0;
+  bool all_paged = true;
 };
-PageNumbers page_numbers(const ModelConfig& cfg, const std::vector<PageRows>& rows) {
+PageNumbers page_numbers(const Model& model) {
   PageNumbers n;
-  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
-    n.token += (size_t)rows[(size_t)il].k + (size_t)rows[(size_t)il].v;
-    if (cfg.layer(il).kind == LayerKind::SlidingAttention)
-      n.window += 2 * (size_t)cfg.num_key_value_heads * cfg.head_dim;
+  for (int il = 0; il < model.config().num_hidden_layers; ++il) {
+    const CacheSpec spec = model.mixer(il).cache_spec();
+    if (spec.pageable()) n.token += (size_t)spec.token_numbers();
+    else n.all_paged = false;
+    if (spec.window > 0) n.window += (size_t)spec.token_numbers();
   }
   return n;
 }
 
-/// The per-sequence state of the layers outside the pages, for up to `reserve` tokens: a
-/// RingKvCache per sliding-window layer, a RecurrentState per linear-attention layer, null for
-/// paged layers.
-std::vector<std::unique_ptr<LayerCache>> make_states(const ModelConfig& cfg, int reserve,
-                                                     CacheDtype dtype) {
-  std::vector<std::unique_ptr<LayerCache>> st((size_t)cfg.num_hidden_layers);
-  const int Hkv = cfg.num_key_value_heads, D = cfg.head_dim;
-  for (int il = 0; il < cfg.num_hidden_layers; ++il) {
-    const LayerConfig l = cfg.layer(il);
-    if (l.kind == LayerKind::SlidingAttention)
-      st[(size_t)il] = std::make_unique<RingKvCache>(l.sliding_window, reserve, Hkv, D, D,
-                                                     CacheStorage{dtype, nullptr, nullptr});
-    else if (l.kind == LayerKind::LinearAttention)
-      st[(size_t)il] = std::make_unique<RecurrentState>(reserve, cfg.linear, dtype);
-  }
+/// The per-sequence state of the layers outside the pages, for up to `reserve` tokens: the cache
+/// each such layer's mixer makes (a RingKvCache, a RecurrentState), null for paged layers.
+std::vector<std::unique_ptr<LayerCache>> make_states(const Model& model, int reserve) {
+  const int L = model.config().num_hidden_layers;
+  std::vector<std::unique_ptr<LayerCache>> st((size_t)L);
+  for (int il = 0; il < L; ++il)
+    if (!model.mixer(il).cache_spec().pageable())
+      st[(size_t)il] = model.mixer(il).make_cache(reserve, CacheStorage{model.kv_dtype()});
   return st;
 }
 
@@ -117,7 +107,9 @@ struct BatchEngine::Impl {
   SeqId next_id = 0;
   uint64_t hit_tokens = 0;
   std::vector<Model::BatchSeq> batch;  // step scratch
-  PackedWeights packed;  // the model's matrices as panels for ops/linear_rows (packed on first use)
+  // The engine's inference context: scratch, counters, the fixed-order kernels reading the
+  // model's packed panels (Model::panels).
+  std::unique_ptr<InferContext> ctx;
 
   Seq& seq(SeqId id, const char* what) {
     auto it = seqs.find(id);
@@ -147,8 +139,8 @@ BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new 
   LLM0_CHECK(o.page_size >= 1 && o.page_size <= cfg.max_position_embeddings,
              "page size {} must be in [1, max_position_embeddings={}]", o.page_size,
              cfg.max_position_embeddings);
-  const std::vector<PageRows> rows = page_rows(cfg);
-  const PageNumbers numbers = page_numbers(cfg, rows);
+  const std::vector<PageRows> rows = page_rows(model);
+  const PageNumbers numbers = page_numbers(model);
   const size_t unit = page_bytes(model, o.page_size);
   long pages = o.num_pages;
   if (pages == 0) {
@@ -159,10 +151,11 @@ BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new 
   }
   LLM0_CHECK(pages > 0 && pages <= (1L << 30), "page count {} must be in [1, 2^30]", pages);
   impl_->model = &model;
+  impl_->ctx = std::make_unique<InferContext>(model);
   impl_->paged = numbers.token > 0;
   impl_->unit_bytes = unit;
   impl_->pool = std::make_unique<PagePool>((int)pages, o.page_size, rows, model.kv_dtype());
-  if (o.prefix_cache && numbers.window == 0 && !cfg.has_linear_layers())
+  if (o.prefix_cache && numbers.all_paged)
     impl_->prefix = std::make_unique<PrefixCache>(*impl_->pool);
   guard.release();
 }
@@ -170,14 +163,13 @@ BatchEngine::BatchEngine(Model& model, const BatchEngineOptions& o) : impl_(new 
 BatchEngine::~BatchEngine() { delete impl_; }
 
 size_t BatchEngine::page_bytes(const Model& model, int page_size) {
-  const ModelConfig& cfg = model.config();
-  const PageNumbers n = page_numbers(cfg, page_rows(cfg));
+  const PageNumbers n = page_numbers(model);
   const size_t number = (size_t)cache_dtype_bytes(model.kv_dtype());
   // One page: page_size tokens × the paged layers' K and V rows. Without paged layers the budget
   // unit is page_size tokens of the sliding layers' rows, or else one sequence's state.
   if (n.token > 0) return (size_t)page_size * n.token * number;
   if (n.window > 0) return (size_t)page_size * n.window * number;
-  return allocated_bytes(make_states(cfg, 1, model.kv_dtype()));
+  return allocated_bytes(make_states(model, 1));
 }
 
 std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reserve_tokens) {
@@ -193,8 +185,7 @@ std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reser
              "open: reserving {} tokens for a prompt of {}: must be in [prompt length, "
              "max_position_embeddings={}]", reserve_tokens, P, cfg.max_position_embeddings);
   const int total = m.paged ? (reserve_tokens + ps - 1) / ps : 0;
-  std::vector<std::unique_ptr<LayerCache>> states = make_states(cfg, reserve_tokens,
-                                                                m.model->kv_dtype());
+  std::vector<std::unique_ptr<LayerCache>> states = make_states(*m.model, reserve_tokens);
   const size_t state_bytes = allocated_bytes(states);
   const int charge = (int)((state_bytes + m.unit_bytes - 1) / m.unit_bytes);
   // Shared: full prompt pages before the page of the last prompt token (its logits are needed).
@@ -237,6 +228,8 @@ std::optional<SeqId> BatchEngine::open(const std::vector<int>& prompt, int reser
   return id;
 }
 
+InferContext& BatchEngine::context() { return *impl_->ctx; }
+
 int BatchEngine::cached_tokens(SeqId id) const { return impl_->seq(id, "cached_tokens").cached; }
 
 int BatchEngine::length(SeqId id) const { return impl_->seq(id, "length").cache.length(); }
@@ -261,8 +254,7 @@ void BatchEngine::step(const std::vector<Work>& works, float* logits) {
     m.batch.push_back({w.tokens, w.n, &s.cache});
   }
   if (works.empty()) return;
-  UsePackedWeights panels(m.packed);
-  m.model->forward_batch(m.batch, logits);
+  m.model->forward_cached(m.batch, *m.ctx, logits);
   for (const Work& w : works) {
     Impl::Seq& s = m.seqs.at(w.seq);
     s.tokens.insert(s.tokens.end(), w.tokens, w.tokens + w.n);

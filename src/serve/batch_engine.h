@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "model/infer_context.h"
 #include "model/model.h"
 
 namespace llm0 {
@@ -46,6 +47,9 @@ class BatchEngine {
   /// Bytes of one page of the budget (see above) for `model` with pages of `page_size` tokens
   /// (>= 1): page_size × the paged layers' K/V numbers per token × the KV dtype's bytes, etc.
   static size_t page_bytes(const Model& model, int page_size);
+  /// The engine's inference context: its work counters (every step's), scratch, and the
+  /// fixed-order kernels reading the model's packed panels.
+  InferContext& context();
   ~BatchEngine();
   BatchEngine(const BatchEngine&) = delete;
   BatchEngine& operator=(const BatchEngine&) = delete;

@@ -4,7 +4,7 @@
 #include <random>
 
 #include "core/check.h"
-#include "infer/generator.h"  // new_text_ids
+#include "infer/sequence.h"  // new_text_ids
 #include "serve/chat_template.h"
 
 namespace llm0::serve {

@@ -11,16 +11,9 @@
 #include <utility>
 #include <vector>
 
-namespace llm0::serve {
+#include "infer/logprobs.h"  // TokenLogprob
 
-/// Log-probability of one chosen token (natural log, of the model's softmax over the raw logits,
-/// before temperature and penalties, as vLLM reports it) and of the `top` most likely tokens
-/// (sorted by log-prob descending, then id ascending).
-struct TokenLogprob {
-  int token = -1;
-  double logprob = 0;
-  std::vector<std::pair<int, double>> top;  // (id, logprob)
-};
+namespace llm0::serve {
 
 /// What a request produced since the last read.
 struct StreamUpdate {

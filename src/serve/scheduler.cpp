@@ -5,41 +5,47 @@
 #include <chrono>
 
 #include "core/threads.h"
-#include "infer/generator.h"  // endoftext_id
-#include "infer/text_stream.h"
+#include "infer/sequence.h"
 #include "serve/api_error.h"
-#include "serve/logprobs.h"
 
 namespace llm0::serve {
 
 using Clock = std::chrono::steady_clock;
 
-struct Scheduler::Sequence {
-  ServeRequest req;
+namespace {
+// The request's sampling and stop settings, moved out of it.
+SequenceOptions sequence_options(ServeRequest& r, int context) {
+  SequenceOptions o;
+  o.max_new_tokens = r.max_tokens;
+  o.context = context;
+  o.sampler = r.sampler;
+  o.stop = std::move(r.stop);
+  o.ignore_eos = r.ignore_eos;
+  o.logprobs = r.logprobs;
+  return o;
+}
+}  // namespace
+
+// One request, queued or admitted: its stream, its engine sequence and its llm0::Sequence
+// (prompt, sampler, stop rules, text).
+struct Scheduler::Request {
   std::shared_ptr<RequestStream> out = std::make_shared<RequestStream>();
   Clock::time_point arrival = Clock::now();
   SeqId id = -1;
   int fed = 0;                 // tokens whose K/V the engine holds (prompt first)
   int cached = 0;              // prompt tokens from the prefix cache
-  int generated = 0;           // tokens sampled (<|endoftext|> excluded)
-  bool sampled_any = false;    // time to first token observed
-  std::vector<int> history;    // prompt + generated
-  std::unique_ptr<Sampler> sampler;
-  TextStream text;
   int step_n = 0;              // tokens of this step's work
+  Sequence seq;
 
-  explicit Sequence(ServeRequest r)
-      : req(std::move(r)), history(req.prompt), sampler(std::make_unique<Sampler>(req.sampler)),
-        text(req.stop) {}
-  int prompt_len() const { return (int)req.prompt.size(); }
+  Request(ServeRequest r, const Tokenizer& tok, int vocab_size, int context)
+      : seq(tok, vocab_size, std::move(r.prompt), sequence_options(r, context)) {}
+  int prompt_len() const { return seq.prompt_len(); }
 };
 
 Scheduler::Scheduler(BatchEngine& engine, const Model& model, const Tokenizer& tokenizer,
                      Metrics& metrics, const SchedulerOptions& options)
     : engine_(engine), tok_(tokenizer), metrics_(metrics), opt_(options),
-      vocab_model_(model.config().vocab_size),
-      vocab_(std::min(model.config().vocab_size, tokenizer.vocab_size())),
-      context_(model.config().max_position_embeddings), eos_(endoftext_id(tokenizer)) {
+      vocab_model_(model.config().vocab_size), context_(model.config().max_position_embeddings) {
   logits_.resize((size_t)opt_.max_batch * (size_t)vocab_model_);
   metrics_.pages_total = engine_.pages_total();
   // OpenMP's thread count is per thread: the scheduler thread takes the constructing thread's
@@ -63,8 +69,8 @@ void Scheduler::shutdown() {
 }
 
 std::shared_ptr<RequestStream> Scheduler::submit(ServeRequest request) {
-  auto seq = std::make_unique<Sequence>(std::move(request));
-  std::shared_ptr<RequestStream> out = seq->out;
+  auto req = std::make_unique<Request>(std::move(request), tok_, vocab_model_, context_);
+  std::shared_ptr<RequestStream> out = req->out;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) throw ApiError(503, kShuttingDown, "", "server_error", "shutting_down");
@@ -74,7 +80,7 @@ std::shared_ptr<RequestStream> Scheduler::submit(ServeRequest request) {
       throw ApiError(429, format("the queue is full ({} requests wait); retry later", queue_.size()), "",
                      "rate_limit_error", "queue_full");
     }
-    queue_.push_back(std::move(seq));
+    queue_.push_back(std::move(req));
     metrics_.queue_length = (int64_t)queue_.size();
   }
   cv_.notify_all();
@@ -94,7 +100,7 @@ void Scheduler::loop() {
     if (!active_.empty()) run_step();
     publish_gauges();
   }
-  std::deque<std::unique_ptr<Sequence>> queued;
+  std::deque<std::unique_ptr<Request>> queued;
   {
     std::lock_guard<std::mutex> lock(mu_);
     queued.swap(queue_);
@@ -108,7 +114,7 @@ void Scheduler::loop() {
 }
 
 void Scheduler::drop_cancelled_queued() {
-  std::erase_if(queue_, [&](const std::unique_ptr<Sequence>& s) {
+  std::erase_if(queue_, [&](const std::unique_ptr<Request>& s) {
     if (!s->out->cancelled()) return false;
     s->out->finish("", s->prompt_len(), 0, 0, "cancelled");
     metrics_.count(Outcome::cancelled);
@@ -121,11 +127,11 @@ void Scheduler::admit() {
   std::lock_guard<std::mutex> lock(mu_);
   drop_cancelled_queued();  // gone before they started, wherever they wait
   while (!queue_.empty() && (int)active_.size() < opt_.max_batch) {
-    Sequence& s = *queue_.front();
-    const int reserve = std::min(s.prompt_len() + s.req.max_tokens, context_);
+    Request& s = *queue_.front();
+    const int reserve = std::min(s.prompt_len() + s.seq.options().max_new_tokens, context_);
     std::optional<SeqId> id;
     try {
-      id = engine_.open(s.req.prompt, reserve);
+      id = engine_.open(s.seq.tokens(), reserve);  // the prompt: nothing is generated yet
     } catch (const std::exception& e) {
       s.out->finish("", s.prompt_len(), 0, 0, e.what());
       metrics_.count(Outcome::error);
@@ -172,7 +178,7 @@ void Scheduler::run_step() {
     first_prefill = false;
   }
   for (auto& s : active_)
-    if (s->step_n > 0) works.push_back({s->id, s->history.data() + s->fed, s->step_n});
+    if (s->step_n > 0) works.push_back({s->id, s->seq.tokens().data() + s->fed, s->step_n});
   try {
     engine_.step(works, logits_.data());
   } catch (const std::exception& e) {
@@ -184,9 +190,9 @@ void Scheduler::run_step() {
   metrics_.batch_size.observe((double)works.size());
   size_t row = 0;  // works[row] is the next sequence with tokens in this step
   for (auto& sp : active_) {
-    Sequence& s = *sp;
+    Request& s = *sp;
     if (s.step_n == 0) continue;  // no budget left for its prompt this step
-    float* logits = logits_.data() + row++ * (size_t)vocab_model_;
+    const float* logits = logits_.data() + row++ * (size_t)vocab_model_;
     s.fed += s.step_n;
     if (s.fed < s.prompt_len()) continue;  // still reading its prompt
     sample(s, logits);
@@ -194,40 +200,17 @@ void Scheduler::run_step() {
   std::erase_if(active_, [](const auto& s) { return s->id < 0; });
 }
 
-void Scheduler::sample(Sequence& s, float* logits) {
-  std::vector<TokenLogprob> lp;
-  std::vector<float> raw;
-  if (s.req.logprobs >= 0) raw.assign(logits, logits + vocab_);
-  const int token = s.sampler->sample(logits, vocab_, s.history);
-  if (!s.sampled_any) {
-    s.sampled_any = true;
+void Scheduler::sample(Request& s, const float* logits) {
+  const SequenceStep& step = s.seq.step(logits);
+  if (s.seq.sampled() == 1)
     metrics_.time_to_first_token.observe(std::chrono::duration<double>(Clock::now() - s.arrival).count());
-  }
-  if (token == eos_ && !s.req.ignore_eos) {
-    std::string rest;
-    s.text.finish(rest);
-    s.out->publish(rest, nullptr);
-    end(s, "stop");
-    return;
-  }
-  s.history.push_back(token);
-  ++s.generated;
-  metrics_.generation_tokens += 1;
-  if (s.req.logprobs >= 0) lp.push_back(token_logprob(raw.data(), vocab_, token, s.req.logprobs));
-  std::string piece;
-  std::string_view bytes = tok_.token_bytes(token);
-  if (s.generated == 1 && !tok_.prefix_ids().empty() && s.req.prompt == tok_.prefix_ids())  // a new text
-    for (int i = 0; i < tok_.decode_strip_start() && !bytes.empty() && bytes.front() == ' '; ++i)
-      bytes.remove_prefix(1);  // SentencePiece's dummy-prefix space, as the Strip decoder drops it
-  const bool stopped = s.text.push(bytes, piece);
-  const bool length = !stopped && (s.generated >= s.req.max_tokens || (int)s.history.size() >= context_);
-  if (length) s.text.finish(piece);
-  s.out->publish(piece, s.req.logprobs >= 0 ? &lp : nullptr);
-  if (stopped) end(s, "stop");
-  else if (length) end(s, "length");
+  if (step.token >= 0) metrics_.generation_tokens += 1;
+  std::vector<TokenLogprob> lp = step.logprobs;  // publish moves them out
+  s.out->publish(step.text, &lp);
+  if (step.finished) end(s, finish_reason(s.seq.stop_reason()));
 }
 
-void Scheduler::end(Sequence& s, const std::string& reason, const std::string& error) {
+void Scheduler::end(Request& s, const std::string& reason, const std::string& error) {
   if (s.id >= 0) {
     try {
       engine_.close(s.id);
@@ -235,7 +218,7 @@ void Scheduler::end(Sequence& s, const std::string& reason, const std::string& e
     }
   }
   s.id = -1;
-  s.out->finish(reason, s.prompt_len(), s.generated, s.cached, error);
+  s.out->finish(reason, s.prompt_len(), s.seq.generated(), s.cached, error);
   if (error == "cancelled") metrics_.count(Outcome::cancelled);
   else if (!error.empty()) metrics_.count(Outcome::error);
   else metrics_.count(reason == "stop" ? Outcome::stop : Outcome::length);

@@ -5,8 +5,8 @@
 // engine step over the open sequences — one token for each decoding sequence, then a prefill chunk
 // of at most `prefill_chunk` prompt tokens for sequences still reading their prompt, while the
 // step's `step_tokens` budget lasts (so many new prompts do not stall the decodes) — and sample
-// each sequence whose prompt is done with its own seeded Sampler. Text goes through a TextStream per request
-// (stop strings, UTF-8-safe) into the request's RequestStream.
+// each sequence whose prompt is done through its own llm0::Sequence (sequence.h: seeded sampling,
+// stop rules, UTF-8-safe text; the same step as `llm0 generate`), into the request's RequestStream.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -51,7 +51,8 @@ class Scheduler {
   /// Starts the scheduler thread, with as many OpenMP / OpenBLAS threads as the calling thread
   /// has (llm0::num_threads()). `engine`, `tokenizer` and `metrics` must outlive it.
   /// Sampling covers ids [0, min(model vocab_size, tokenizer vocab_size)); the <|endoftext|>
-  /// token (if the tokenizer has one) ends a sequence with finish_reason "stop".
+  /// token (if the tokenizer has one) ends a sequence with finish_reason "stop"
+  /// (llm0::finish_reason maps each StopReason).
   Scheduler(BatchEngine& engine, const Model& model, const Tokenizer& tokenizer, Metrics& metrics,
             const SchedulerOptions& options);
   /// Calls shutdown().
@@ -68,29 +69,29 @@ class Scheduler {
   void shutdown();
 
  private:
-  struct Sequence;
+  struct Request;
   void loop();
   void admit();
   /// Ends the queued requests whose client left (cancelled), so their queue slots are free at
   /// once rather than when they reach the front. Call with mu_ held.
   void drop_cancelled_queued();
   void run_step();
-  void sample(Sequence& s, float* logits);
-  void end(Sequence& s, const std::string& reason, const std::string& error = {});
+  void sample(Request& s, const float* logits);
+  void end(Request& s, const std::string& reason, const std::string& error = {});
   void publish_gauges();
 
   BatchEngine& engine_;
   const Tokenizer& tok_;
   Metrics& metrics_;
   SchedulerOptions opt_;
-  int vocab_model_ = 0, vocab_ = 0, context_ = 0, eos_ = -1;
+  int vocab_model_ = 0, context_ = 0;
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::unique_ptr<Sequence>> queue_;  // guarded by mu_
-  bool stopping_ = false;                        // guarded by mu_
-  std::vector<std::unique_ptr<Sequence>> active_;  // scheduler thread only
-  std::vector<float> logits_;                      // [max_batch, vocab_model]
+  std::deque<std::unique_ptr<Request>> queue_;    // guarded by mu_
+  bool stopping_ = false;                         // guarded by mu_
+  std::vector<std::unique_ptr<Request>> active_;  // scheduler thread only
+  std::vector<float> logits_;                     // [max_batch, vocab_model]
   std::thread thread_;
 };
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/simd.h"
+
 namespace llm0 {
 
 namespace {
@@ -16,9 +18,9 @@ double grad_norm(const float* grad, size_t n) {
 #pragma omp parallel for schedule(static) if (n > 65536)
   for (int c = 0; c < kChunks; ++c) {
     const size_t begin = c * chunk, end = std::min(n, begin + chunk);
-    double s = 0.0;
-    for (size_t i = begin; i < end; ++i) s += static_cast<double>(grad[i]) * grad[i];
-    partial[c] = s;
+    // Squares in double, summed in 8 lanes (simd::dot_f64): one chain of double additions took
+    // 4 cycles per element, 6.7 ms per step for llm0-small's 6.3M gradients at 1 thread.
+    partial[c] = begin < end ? simd::dot_f64(grad + begin, grad + begin, (int)(end - begin)) : 0.0;
   }
   double sum = 0.0;
   for (int c = 0; c < kChunks; ++c) sum += partial[c];

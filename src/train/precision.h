@@ -1,8 +1,11 @@
 // The number format of training's matrix products (`llm0 train --precision auto|f32|bf16`, issue
 // 28). bf16 is mixed precision as PyTorch's torch.autocast(dtype=bfloat16) and llm.c do it: float32
 // master weights, gradients and AdamW state; the linear layers' products (forward and backward)
-// take BF16 operands and accumulate in float32 (ops/bf16_gemm.h, Model::set_bf16_products); norms,
-// softmax, attention's score products, RoPE, the loss and the optimizer stay float32.
+// take BF16 operands and accumulate in float32 (ops/bf16_gemm.h, Model::set_bf16_products), and so
+// do attention's per-head products (Q Kᵀ, P V and their backward: ops/attention_gemm.h); norms,
+// softmax and its statistics, RoPE, the loss, the optimizer and Gated DeltaNet's delta rule (a
+// recurrence, S_t from S_{t-1}: a rounding made at one step is carried into every later one) stay
+// float32.
 // Saved activations: all stay float32. Each product rounds its own operands, so a BF16 copy of an
 // activation read only by products (the inputs of q/k/v, gate/up, o and down) would give the same
 // bits, but every such activation is also read by a float32 op (the norm's or SwiGLU's backward),
@@ -31,7 +34,9 @@ struct LinearShape {
   int O, I;
 };
 /// The dense-model linear shapes of a config: q_proj, k/v_proj, o_proj, gate/up_proj,
-/// down_proj (intermediate_size, or moe_intermediate_size when every FFN is MoE), lm_head.
+/// down_proj (intermediate_size, or moe_intermediate_size when every FFN is MoE), lm_head. auto
+/// times these only: attention's per-head products run on the same BF16 kernel, so they gain
+/// what these gain, and they are 7–10% of a step's product FLOPs at llm0-small's [8, 256].
 std::vector<LinearShape> training_linear_shapes(const ModelConfig& cfg);
 
 /// Seconds of the three products (y = x Wᵀ, dx = dy W, dW += dyᵀ x) of every shape at N token

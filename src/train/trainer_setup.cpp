@@ -12,6 +12,7 @@
 #include "core/openblas_core.h"
 #include "core/threads.h"
 #include "io/checkpoint.h"
+#include "layers/mixer_factory.h"
 #include "ledger/flops.h"
 #include "ledger/fma_peak.h"
 #include "ledger/sgemm_peak.h"
@@ -181,6 +182,7 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
   }
   LLM0_CHECK(!o_.config.empty(), "--config is required (or --resume)");
   ModelConfig cfg = ModelConfig::from_file(o_.config);
+  check_mixers(cfg);  // a layer kind's refusal before the tokenizer is trained
   LLM0_CHECK(o_.moe_balance.empty() || cfg.moe.enabled(), "--moe-balance {}: {} has no "
              "mixture-of-experts layers", o_.moe_balance, o_.config);
   if (!o_.moe_balance.empty()) {

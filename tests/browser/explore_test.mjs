@@ -114,6 +114,14 @@ async function swapTest(page, asker) {
   await page.click("#swap-step-3");
   if (Number.isFinite(s.ratio)) assert.equal(await text(page, "#swap-ratio"), s.ratio.toFixed(1) + "×");
 }
+// Lesson 5's shared-KV answer: the ratio and the engine's bytes as `llm0 lesson attention --json`.
+async function sharedKv(page) {
+  const a = cli(["lesson", "attention"]).shared_kv;
+  await page.waitForSelector("#skv-ratio");
+  assert.match(await text(page, "#skv-ratio"), new RegExp(a.ratio.toFixed(3).replace(".", "\\.")));
+  const cells = await page.$$eval("#skv-table tbody td:nth-child(4)", (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(cells, [a.gqa, a.shared].map((s) => `${s.bytes[0].engine_bytes} / ${s.bytes[0].ledger_bytes}`));
+}
 async function paste(page) {
   const v2 = fs.readFileSync(`${ROOT}/configs/reference/deepseek-v2.json`, "utf8");
   await page.fill("#paste-config", v2);
@@ -288,7 +296,7 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       await settled(page);
       await noPanelErrors(page);
       if (id === "kv-cache") { await stepper(page); await growth(page, await kvCli); await worldCache(page); }
-      if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); }
+      if (id === "retrieve-v") { await swapTest(page, "给了"); await swapTest(page, "小王"); await sharedKv(page); }
       if (id === "lineage" && origin === "live") { await paste(page); await byteFormat(page); }
       if (id === "model") await heatmaps(page);
       if (origin === "live") await provenanceCommands(page);

@@ -15,7 +15,11 @@ die() { echo "$TEST_NAME: $*" >&2; [ -f "$WORK/server.log" ] && cat "$WORK/serve
 start_server() {
   local name=$1 log=$2
   shift 2
-  "$LLM0" serve "$@" --port 0 2>"$log" &
+  # Empty LOG here, not only in the background job's redirection: a script that starts a second
+  # server on the same LOG would otherwise read the first server's "listening on" line (its port,
+  # its prefix cache state) if the job has not truncated LOG yet.
+  : > "$log"
+  "$LLM0" serve "$@" --port 0 2>>"$log" &
   PID=$!
   PORT=
   for _ in $(seq 1 300); do

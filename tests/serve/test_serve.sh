@@ -8,7 +8,7 @@
 # runs for seconds) is served with one slot and a one-request queue, for 429 and cancellation, and
 # again with 4 connection slots and a 4 s request deadline, for slow and idle clients; the tiny
 # model again with a 2 s request deadline, for requests that stall part way.
-# The reference for greedy text is `llm0 generate --json` (contiguous cache, one sequence).
+# The reference for greedy text is `llm0 generate --json` (its own one-page cache, one sequence).
 # Usage: tests/serve/test_serve.sh PATH/TO/llm0
 # Exit 77 (ctest SKIP_RETURN_CODE) only when node/npm are missing or npm cannot install the client.
 set -uo pipefail

@@ -4,7 +4,7 @@
 # full-attention layer in pages), a sliding-window model (windows of 6 shorter than the
 # prompts, with sinks) and an MLA model (latent rows in pages, prefix cache on). For each: 6 concurrent greedy completions of prompts of different lengths
 # (prefilled in chunks of 5 beside the others' decodes) equal the same requests one at a time
-# and `llm0 generate --json` (contiguous cache, one sequence); cached_tokens is 0 where there is
+# and `llm0 generate --json` (its own one-page cache, one sequence); cached_tokens is 0 where there is
 # no prefix cache (sliding, hybrid) and every page is back afterwards (/metrics). curl and python3 only.
 # Usage: tests/serve/test_serve_hybrid.sh PATH/TO/llm0
 set -uo pipefail

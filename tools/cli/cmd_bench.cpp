@@ -41,6 +41,7 @@
 #include "ledger/flops.h"
 #include "ledger/fma_peak.h"
 #include "ledger/sgemm_peak.h"
+#include "model/infer_context.h"
 #include "model/init.h"
 #include "model/model.h"
 #include "ops/bf16_kernels.h"
@@ -176,7 +177,7 @@ std::unique_ptr<Model> bench_model(const std::string& model_dir, const std::stri
 void run_bench_generate(const CLI::App& cmd, const GenBenchArgs& a) {
   DType stored = DType::F32;
   std::unique_ptr<Model> model = bench_model(a.model, a.config, &stored);
-  apply_mixer_options(cmd, *model, a.mla_form, 0);
+  apply_mixer_options(cmd, *model, 0);
   apply_infer_dtypes(*model, a.dtypes, stored);
   const ModelConfig& cfg = model->config();
   const int P = a.prompt_tokens, G = a.gen_tokens, V = cfg.vocab_size;
@@ -187,15 +188,17 @@ void run_bench_generate(const CLI::App& cmd, const GenBenchArgs& a) {
   for (int i = 0; i < P; ++i) prompt[(size_t)i] = (i * 37 + 11) % V;
   std::vector<float> logits((size_t)V);
   ModelCache cache = model->new_cache(std::max(P, G));
+  InferContext ctx(*model);
+  ctx.set_mla_decode(a.mla_form);
   const double pp = mean_rate(a.repeats, P, [&] {
     cache.reset();
-    model->forward_cached(prompt.data(), P, cache, logits.data(), /*last_only=*/true);
+    model->forward_cached(prompt.data(), P, cache, ctx, logits.data(), /*last_only=*/true);
   });
   const double tg = mean_rate(a.repeats, G, [&] {
     cache.reset();
     int tok = 1;
     for (int i = 0; i < G; ++i) {
-      model->forward_cached(&tok, 1, cache, logits.data(), true);
+      model->forward_cached(&tok, 1, cache, ctx, logits.data(), true);
       tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
     }
   });
@@ -231,16 +234,18 @@ void run_bench_context(const CLI::App& cmd, const ContextBenchArgs& a) {
   const std::unique_ptr<Model> owned = bench_model(a.model, a.config, nullptr);
   Model& model = *owned;
   const std::string source = a.model.empty() ? a.config : a.model;
-  apply_mixer_options(cmd, model, a.mla_form, 0);
+  apply_mixer_options(cmd, model, 0);
   const ModelConfig& cfg = model.config();
   const int V = cfg.vocab_size, G = a.decode_tokens;
   nlohmann::json rows = nlohmann::json::array();
-  {  // warm-up (first-touch of weights and scratch), untimed
+  InferContext ctx(model);
+  ctx.set_mla_decode(a.mla_form);
+  {  // warm-up (first-touch of weights, panels and scratch), untimed
     ModelCache cache = model.new_cache(G + 1);
     std::vector<float> logits((size_t)V);
     std::vector<int> warm((size_t)G, 1);
-    model.forward_cached(warm.data(), G, cache, logits.data(), /*last_only=*/true);
-    model.forward_cached(warm.data(), 1, cache, logits.data(), true);
+    model.forward_cached(warm.data(), G, cache, ctx, logits.data(), /*last_only=*/true);
+    model.forward_cached(warm.data(), 1, cache, ctx, logits.data(), true);
   }
   for (int n : a.contexts) {
     LLM0_CHECK(n > 0 && (long)n + G <= cfg.max_position_embeddings,
@@ -250,21 +255,21 @@ void run_bench_context(const CLI::App& cmd, const ContextBenchArgs& a) {
     for (int i = 0; i < n; ++i) prompt[(size_t)i] = (i * 37 + 11) % V;
     std::vector<float> logits((size_t)V);
     ModelCache cache = model.new_cache(n + G);
-    model.reset_counters();
+    ctx.reset_counters();
     auto t0 = Clock::now();
-    model.forward_cached(prompt.data(), n, cache, logits.data(), /*last_only=*/true);
+    model.forward_cached(prompt.data(), n, cache, ctx, logits.data(), /*last_only=*/true);
     const double prefill_s = seconds_since(t0);
-    const WorkCounters pre = model.total_counters();
+    const WorkCounters pre = ctx.total_counters();
     const size_t cache_bytes_prefill = cache.bytes_in_use();
-    model.reset_counters();
+    ctx.reset_counters();
     int tok = 1;
     t0 = Clock::now();
     for (int i = 0; i < G; ++i) {
-      model.forward_cached(&tok, 1, cache, logits.data(), true);
+      model.forward_cached(&tok, 1, cache, ctx, logits.data(), true);
       tok = (int)(std::max_element(logits.begin(), logits.end()) - logits.begin());
     }
     const double decode_s = seconds_since(t0);
-    const WorkCounters dec = model.total_counters();
+    const WorkCounters dec = ctx.total_counters();
     rows.push_back({{"context", n}, {"prefill_seconds", prefill_s},
                     {"prefill_qk_scores", pre.qk_scores}, {"cache_bytes_after_prefill", cache_bytes_prefill},
                     {"decode_seconds_per_token", decode_s / G},

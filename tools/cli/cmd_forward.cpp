@@ -58,13 +58,15 @@ void register_forward(CLI::App& app) {
     const std::vector<int> ids = parse_ids(tokens);
     DType stored = DType::F32;
     auto model = load_model(resolve_checkpoint_dir(model_dir), &stored);
-    apply_mixer_options(*cmd, *model, mla_form, delta_chunk);
+    apply_mixer_options(*cmd, *model, delta_chunk);
     apply_infer_dtypes(*model, dtypes, stored);
     const int T = (int)ids.size(), V = model->config().vocab_size;
     for (int t = 0; t < T; ++t)
       LLM0_CHECK(ids[(size_t)t] < V, "--tokens: id {} at position {} >= vocab_size={}", ids[(size_t)t], t, V);
     if (!chunks.empty()) {
-      write_npy(output, chunked_forward(*model, ids, chunks).data(), Shape{T, V});
+      InferContext ctx(*model);
+      ctx.set_mla_decode(mla_form);
+      write_npy(output, chunked_forward(*model, ctx, ids, chunks).data(), Shape{T, V});
       return;
     }
     std::vector<int> targets((size_t)T, -1);

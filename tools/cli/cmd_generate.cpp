@@ -102,9 +102,10 @@ void run_generate(const CLI::App& cmd, GenerateArgs& a) {
   const std::vector<std::string> prompts =
       a.prompts_file.empty() ? std::vector<std::string>{a.prompt} : read_prompts(a.prompts_file);
   GenerationModel gm = load_generation_model(a.model);
-  apply_mixer_options(cmd, *gm.model, a.mla_form, a.delta_chunk);
+  apply_mixer_options(cmd, *gm.model, a.delta_chunk);
   apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
-  Generator gen(*gm.model, *gm.tokenizer);
+  Generator gen(*gm.model, *gm.tokenizer);  // after the weights are final: its context packs them
+  gen.context().set_mla_decode(a.mla_form);
   for (const std::string& prompt : prompts) {
     if (a.json) {
       const GenerateResult r = gen.generate(prompt, a.opt);

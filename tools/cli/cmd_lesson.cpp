@@ -21,6 +21,7 @@
 #include "lesson/lesson_cache_kinds.h"
 #include "lesson/lesson_experts.h"
 #include "lesson/lesson_hybrid_state.h"
+#include "lesson/lesson_shared_kv.h"
 
 namespace llm0::cli {
 
@@ -38,8 +39,14 @@ struct AttentionArgs {
 void run_attention(const AttentionArgs& a) {
   const lesson::AttentionLesson l =
       lesson::run_attention_lesson(lesson::attention_world(a.world, a.asker));
-  if (a.json) return print_json(lesson::to_json(l));
+  const lesson::SharedKvAnswer shared = lesson::run_shared_kv_answer();  // the aside's numbers
+  if (a.json) {
+    nlohmann::json j = lesson::to_json(l);
+    j["shared_kv"] = lesson::to_json(shared);
+    return print_json(j);
+  }
   std::fputs(lesson::attention_text(l).c_str(), stdout);
+  std::fputs(lesson::shared_kv_answer_text(shared).c_str(), stdout);
 }
 
 struct KvArgs {

@@ -2,6 +2,8 @@
 // which adds its subcommand (with --threads and --help) and a callback; main.cpp calls them all.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -55,11 +57,12 @@ inline void add_delta_chunk_option(CLI::App* cmd, int& L) {
       ->check(non_negative_check());
 }
 
-/// Applies --mla-decode `form` and --delta-chunk `delta_chunk` (0: the default) to `model`. A flag
-/// the user gave on `cmd` that cannot apply throws llm0::Error naming it and its value:
-/// --mla-decode for a model without multi-head latent attention layers, --delta-chunk for one
-/// without Gated DeltaNet layers. A flag `cmd` does not have counts as not given.
-void apply_mixer_options(const CLI::App& cmd, Model& model, MlaDecode form, int delta_chunk);
+/// Applies --delta-chunk `delta_chunk` (0: the default) to `model` and checks --mla-decode (the
+/// form itself goes to the command's InferContext). A flag the user gave on `cmd` that cannot
+/// apply throws llm0::Error naming it and its value: --mla-decode for a model without multi-head
+/// latent attention layers, --delta-chunk for one without Gated DeltaNet layers. A flag `cmd`
+/// does not have counts as not given.
+void apply_mixer_options(const CLI::App& cmd, Model& model, int delta_chunk);
 
 /// Adds `--weights-dtype auto|f32|bf16` (default auto: as the checkpoint stores its matrices) and
 /// `--kv-dtype f32|bf16` (default bf16 when the weights are bf16, else f32) to `cmd`.
@@ -80,9 +83,15 @@ inline void add_dtype_options(CLI::App* cmd, InferDtypes& d) {
 inline void add_checkpoint_dtype_option(CLI::App* cmd, DType& dtype) {
   static const std::map<std::string, DType> names{
       {"f32", DType::F32}, {"bf16", DType::BF16}, {"f16", DType::F16}};
-  cmd->add_option("--dtype", dtype, "Element type of the weights written: f32, bf16 or f16 "
-                  "(rounded to nearest even)")
-      ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
+  // A string checked by IsMember (its message names the choices: "f8 not in {f32,bf16,f16}";
+  // CLI11's CheckedTransformer would print its internal mapping), then mapped.
+  cmd->add_option_function<std::string>(
+         "--dtype", [&dtype](std::string v) {
+           for (char& c : v) c = (char)std::tolower((unsigned char)c);  // as checked: any case
+           dtype = names.at(v);
+         },
+         "Element type of the weights written: f32, bf16 or f16 (rounded to nearest even)")
+      ->check(CLI::IsMember({"f32", "bf16", "f16"}, CLI::ignore_case));
 }
 
 /// Validator for a `--seed`: a decimal integer in [0, 2^64) (no sign), so "-1" is refused

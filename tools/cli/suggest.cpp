@@ -121,14 +121,13 @@ std::string given_text(const CLI::App& cmd, const std::string& name) {
 }
 }  // namespace
 
-void apply_mixer_options(const CLI::App& cmd, Model& model, MlaDecode form, int delta_chunk) {
+void apply_mixer_options(const CLI::App& cmd, Model& model, int delta_chunk) {
   const ModelConfig& c = model.config();
   const std::string mla = given_text(cmd, "--mla-decode"), delta = given_text(cmd, "--delta-chunk");
   LLM0_CHECK(mla.empty() || c.mla.enabled(), "--mla-decode {} cannot apply: the model (model_type "
              "{}) has no multi-head latent attention (MLA) layers", mla, c.model_type);
   LLM0_CHECK(delta.empty() || c.has_linear_layers(), "--delta-chunk {} cannot apply: the model "
              "(model_type {}) has no Gated DeltaNet (linear_attention) layers", delta, c.model_type);
-  model.set_mla_decode(form);
   if (delta_chunk > 0) model.set_linear_chunk_size(delta_chunk);
 }
 

@@ -9,7 +9,8 @@
   var PAGES = {
     "index": ["pages/index.js"],
     "retrieve-v": ["widgets/token-picker.js", "widgets/swap-test.js", "widgets/formula.js", "widgets/shape-diagram.js",
-                   "widgets/convex-check.js", "widgets/sink-row.js", "pages/retrieve-v.js"],
+                   "widgets/convex-check.js", "widgets/sink-row.js", "widgets/shared-kv.js",
+                   "pages/retrieve-v.js"],
     "kv-cache": ["widgets/kv-rules.js", "widgets/stepper.js", "widgets/growth.js", "widgets/cache-check.js",
                  "widgets/ledger.js", "pages/kv-cache.js"],
     "lineage": ["widgets/timeline.js", "widgets/config-paste.js", "pages/lineage.js"],

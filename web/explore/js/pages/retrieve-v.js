@@ -1,6 +1,7 @@
 // Page "lesson 5 — what attention retrieves (V)": where we start (the 给了 row's weights), the
 // three-step switch with the swap test, the formula, the shape diagram, the convex-combination
-// check, the sink row, then the course's static blocks.
+// check, the sink row, the shared-KV answer ("is retrieving K always wrong?"), then the course's
+// static blocks.
 (function (x) {
   "use strict";
   function start(main) {
@@ -25,6 +26,7 @@
     main.appendChild(convexSlot);
     x.widgets.convexCheck(convexSlot);
     x.widgets.sinkRow(main);
+    x.widgets.sharedKv(main);
     main.appendChild(x.el("section", {class: "block try"}, x.el("h2", {text: x.t("rv.try.title")}),
       x.el("ol", null, x.t("rv.try").map(function (s) { return x.el("li", {text: s}); }))));
     x.blocks(main, "rv");

@@ -1,12 +1,12 @@
 // log_softmax of one row of logits and its top-n (logprobs.h).
-#include "serve/logprobs.h"
+#include "infer/logprobs.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-namespace llm0::serve {
+namespace llm0 {
 
 TokenLogprob token_logprob(const float* logits, int V, int token, int top_n) {
   const auto value = [&](int i) {
@@ -33,4 +33,4 @@ TokenLogprob token_logprob(const float* logits, int V, int token, int top_n) {
   return out;
 }
 
-}  // namespace llm0::serve
+}  // namespace llm0

@@ -1,15 +1,18 @@
-// Multi-head latent attention in the serving engine's ragged batch step. See mla.h
-// (MlaLayer::forward_batch). The latent rows [c | k_pe] of each sequence live in the page pool
-// (a PagedKvCache whose K row is r + dr numbers and which has no V row); attention runs in the
-// absorbed form (DeepSeek-V2, arXiv:2405.04434 §2.1.2, as attend_absorbed) with every product
-// in a fixed per-row order: the query absorption q_nope,h · W_UK,h and the value expansion
+// Multi-head latent attention's cached forward, one sequence or many (MlaLayer::forward_cached,
+// see mla.h). The latent rows [c | k_pe] of each sequence live in pages (a PagedKvCache whose K
+// row is r + dr numbers and which has no V row: the server's pool, or the one page of a single
+// sequence's cache). Two decode forms read the same rows. Absorbed (DeepSeek-V2,
+// arXiv:2405.04434 §2.1.2), with every product in a fixed per-row order: the query absorption q_nope,h · W_UK,h and the value expansion
 // o_lat,h · W_UV,hᵀ as plain loops (sgemm's blocking could depend on the rows in the call), the
 // scores and weighted sums with attend_query_rows over the rows read through the page table.
+// Expanded (the teaching form: what the cache saves, counted): every cached latent re-expanded
+// into per-head k_nope and v through kv_b_proj, then plain attention (sgemm order).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "core/check.h"
+#include "core/half.h"
 #include "layers/mla.h"
 #include "ops/attention_rows.h"
 #include "ops/matmul.h"
@@ -72,22 +75,44 @@ void MlaLayer::expand_values(int N, const MlaInferScratch& g) const {
   }
 }
 
-void MlaLayer::forward_batch(const float* x, int N, const int* positions,
-                             std::span<const BatchSegment> segs, const MlaInferScratch& g,
-                             float* y, WorkCounters& counters) const {
+uint64_t MlaLayer::attend_expanded(const KvRowSet& rows, int row0, int n, int pos,
+                                   const MlaInferScratch& g, WorkCounters& counters) const {
+  const MlaConfig& m = cfg->mla;
+  const int H = cfg->num_attention_heads, r = m.kv_lora_rank, R = r + m.qk_rope_head_dim;
+  const int S = pos + n, D = m.qk_head_dim(), dv = m.v_head_dim;
+  for (int j = 0; j < S; ++j) {  // the rows as float32 [S, r + dr] (exact widening of BF16)
+    float* dst = g.lat + (long)j * R;
+    if (rows.bf16)
+      for (int i = 0; i < R; ++i) dst[i] = bf16_to_float(rows.bf16[j][i]);
+    else
+      std::memcpy(dst, rows.f32[j], sizeof(float) * R);
+  }
+  // Every cached token's k_nope and v, re-created from its latent: S · r · H(dn+dv) MACs.
+  expand(g.lat, R, g.lat + r, R, S, g.kv, g.k, g.v);
+  const AttentionDims d = dims(1, n, S, pos);
+  const uint64_t qk = attention_forward(g.attn + (long)row0 * H * dv, nullptr,
+                                        g.q + (long)row0 * H * D, g.k, g.v, d);
+  counters.attn_macs += (uint64_t)S * r * H * (m.qk_nope_head_dim + dv) +
+                        qk * (uint64_t)(d.D + d.Dv);
+  return qk;
+}
+
+void MlaLayer::forward_cached(const float* x, int N, const int* positions,
+                              std::span<const BatchSegment> segs, const MlaInferScratch& g,
+                              const InferOptions& opt, float* y, WorkCounters& counters) const {
   const MlaConfig& m = cfg->mla;
   const int r = m.kv_lora_rank, dr = m.qk_rope_head_dim, R = r + dr;
-  project_q(x, N, positions, g.q, g.cq, g.cq_n, nullptr);
-  project_latent(x, N, positions, g.kv_a, g.c_raw, g.c, nullptr);
+  const bool absorbed = opt.mla_decode == MlaDecode::Absorbed;
+  project_q(x, N, positions, g.q, g.cq, g.cq_n, nullptr, opt.linear);
+  project_latent(x, N, positions, g.kv_a, g.c_raw, g.c, nullptr, opt.linear);
   std::vector<float> rows((size_t)N * R);  // [N, r + dr] new latent rows [c | k_pe]
   for (int t = 0; t < N; ++t) {
     std::memcpy(rows.data() + (size_t)t * R, g.c + (size_t)t * r, sizeof(float) * r);
     std::memcpy(rows.data() + (size_t)t * R + r, g.kv_a + (size_t)t * R + r, sizeof(float) * dr);
   }
-  absorb_queries(N, g);
+  if (absorbed) absorb_queries(N, g);
   for (const BatchSegment& s : segs) {
-    auto* cache = dynamic_cast<PagedKvCache*>(s.cache);
-    LLM0_CHECK(cache != nullptr, "a latent-attention layer of a batch needs a paged latent cache");
+    auto* cache = &cache_as<PagedKvCache>(*s.cache, il, kind_name());
     cache->append(s.pos, s.n, rows.data() + (size_t)s.row0 * R, nullptr);
     // The segment's rows through its page table: one pointer per cached position; the values
     // are each row's first r numbers (the latent c).
@@ -108,12 +133,14 @@ void MlaLayer::forward_batch(const float* x, int N, const int* positions,
                               (long)(j % pages.page_size) * R;
       set.f32 = ptrs.f32.data();
     }
-    counters.qk_scores += attend_latent_rows(set, s.row0, s.n, s.pos, g, counters);
+    counters.qk_scores += absorbed ? attend_latent_rows(set, s.row0, s.n, s.pos, g, counters)
+                                   : attend_expanded(set, s.row0, s.n, s.pos, g, counters);
     counters.kv_bytes_read += (uint64_t)S * (uint64_t)R * (uint64_t)cache->bytes_per_number();
   }
-  expand_values(N, g);
+  if (absorbed) expand_values(N, g);
   counters.kv_projected += (uint64_t)N;
-  linear_forward(y, g.attn, w.o_w, w.o_b, N, cfg->num_attention_heads * m.v_head_dim, cfg->hidden_size);
+  linear_forward(y, g.attn, w.o_w, w.o_b, N, cfg->num_attention_heads * m.v_head_dim,
+                 cfg->hidden_size, opt.linear);
 }
 
 }  // namespace llm0
