@@ -37,6 +37,11 @@ struct LayerConfig {
   LayerKind kind = LayerKind::FullAttention;
   int sliding_window = 0;
   FfnKind ffn = FfnKind::Mlp;
+
+  /// The feed-forward is a mixture of experts (FfnKind::Moe).
+  bool has_experts() const { return ffn == FfnKind::Moe; }
+  /// The mixer is linear attention (Gated DeltaNet): a fixed-size state, no per-token cache.
+  bool is_linear_attention() const { return kind == LayerKind::LinearAttention; }
 };
 
 struct ModelConfig {

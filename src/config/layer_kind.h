@@ -26,17 +26,18 @@ struct LayerKindInfo {
   const char* display;     ///< the name messages and summaries print ("shared-KV attention")
   bool extension;          ///< an llm0 extension name (not a Hugging Face one)
   bool by_model_type;      ///< not chosen by `layer_types`: the model_type makes the layers so
+  bool in_llama_cpp;       ///< some llama.cpp architecture has it (GGUF export can write it)
 };
 
 /// The table, in LayerKind order.
 inline constexpr LayerKindInfo kLayerKinds[] = {
-    {LayerKind::FullAttention, "full_attention", "full attention", false, false},
-    {LayerKind::SlidingAttention, "sliding_attention", "sliding-window attention", false, false},
+    {LayerKind::FullAttention, "full_attention", "full attention", false, false, true},
+    {LayerKind::SlidingAttention, "sliding_attention", "sliding-window attention", false, false, true},
     // DeepSeek's layers are full_attention in layer_types terms; model_type deepseek_v2/v3
     // makes every one latent (config/config.cpp), so this row is never looked up by name.
-    {LayerKind::LatentAttention, "full_attention", "multi-head latent attention", false, true},
-    {LayerKind::LinearAttention, "linear_attention", "linear attention", false, false},
-    {LayerKind::SharedKvAttention, "shared_kv_attention", "shared-KV attention", true, false},
+    {LayerKind::LatentAttention, "full_attention", "multi-head latent attention", false, true, true},
+    {LayerKind::LinearAttention, "linear_attention", "linear attention", false, false, true},
+    {LayerKind::SharedKvAttention, "shared_kv_attention", "shared-KV attention", true, false, false},
 };
 
 namespace detail {

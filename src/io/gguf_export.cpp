@@ -38,13 +38,10 @@ std::string gguf_architecture(const ModelConfig& c) {
   // The layer kinds some llama.cpp architecture has (full and sliding attention, MLA, Gated
   // DeltaNet); any other kind is refused by its name here, before anything is read or written.
   for (int il = 0; il < c.num_hidden_layers; ++il) {
-    const LayerKind k = c.layer(il).kind;
-    const LayerKindInfo& info = layer_kind_info(k);
-    LLM0_CHECK(k == LayerKind::FullAttention || k == LayerKind::SlidingAttention ||
-                   k == LayerKind::LatentAttention || k == LayerKind::LinearAttention,
-               "GGUF export: layer {} is {} (layer_types \"{}\"), which llama.cpp has in no "
-               "architecture: a GGUF file cannot hold this model", il, info.display,
-               info.layer_type);
+    const LayerKindInfo& info = layer_kind_info(c.layer(il).kind);
+    LLM0_CHECK(info.in_llama_cpp, "GGUF export: layer {} is {} (layer_types \"{}\"), which "
+               "llama.cpp has in no architecture: a GGUF file cannot hold this model", il,
+               info.display, info.layer_type);
   }
   const std::string& t = c.model_type;
   if (t == "deepseek_v2" || t == "deepseek_v3") return deepseek2_architecture(c);

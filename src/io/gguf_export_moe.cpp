@@ -15,7 +15,7 @@ void check_gguf_moe(const ModelConfig& c, const std::string& arch) {
   const MoeConfig& m = c.moe;
   for (int il = 0; il < c.num_hidden_layers; ++il) {
     const bool want = qwen || il >= m.first_k_dense_replace;
-    LLM0_CHECK((c.layer(il).ffn == FfnKind::Moe) == want, "GGUF export: layer {} is {}: "
+    LLM0_CHECK(c.layer(il).has_experts() == want, "GGUF export: layer {} is {}: "
                "llama.cpp's {} has experts on {}", il, want ? "dense" : "MoE", arch,
                qwen ? "every layer (no mlp_only_layers, decoder_sparse_step 1)"
                     : "every layer from first_k_dense_replace on (moe_layer_freq 1)");
@@ -71,7 +71,7 @@ bool add_gguf_moe_tensor(GgufWriter& g, const Model& model, const ParamInfo& p, 
   const ModelConfig& c = model.config();
   std::string il;
   const std::string rest = mlp_rest(p.name, il);
-  if (rest.empty() || !c.moe.enabled() || c.layer(std::stoi(il)).ffn != FfnKind::Moe) return false;
+  if (rest.empty() || !c.moe.enabled() || !c.layer(std::stoi(il)).has_experts()) return false;
   const std::string blk = "blk." + il + ".";
   const float* w = model.params().value(p.name);
   if (rest == "gate.weight") {

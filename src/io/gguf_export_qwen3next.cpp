@@ -18,7 +18,7 @@ int full_attention_interval(const ModelConfig& c) {
   for (int n = 1; n <= L + 1; ++n) {
     bool fits = true;
     for (int il = 0; il < L && fits; ++il)
-      fits = (c.layer(il).kind == LayerKind::LinearAttention) == ((il + 1) % n != 0);
+      fits = c.layer(il).is_linear_attention() == ((il + 1) % n != 0);
     if (fits) return n;
   }
   return 0;

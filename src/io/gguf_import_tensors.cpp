@@ -91,7 +91,7 @@ class Importer {
     std::string rest;
     const bool in_layer = split_layer(p.name, il, rest);
     const std::string blk = "blk." + std::to_string(il) + ".";
-    if (in_layer && rest.rfind("mlp.", 0) == 0 && c_.layer(il).ffn == FfnKind::Moe)
+    if (in_layer && rest.rfind("mlp.", 0) == 0 && c_.layer(il).has_experts())
       return moe(blk, rest.substr(4), t);
     if (arch_ == "qwen3next" && (in_layer ? rest.rfind("linear_attn.", 0) == 0 : false))
       return linear_attn(blk, rest.substr(12), t);

@@ -218,12 +218,17 @@ def run_config(llm0, name, overrides, work, seed, base=BASE):
               f"grad {r['grad']:.2e} ({worst})" + (f"  ~0-grad x{len(zeros)} {r['zero_grad']:.1e}" if zeros else "")
               + f"  adamw losses {r['steps']:.2e}"
               f"  [{ref['losses'][0]:.4f} -> {ref['losses'][-1]:.4f}]")
+        # The AdamW losses are checked against the float64 twin, the others against the float32
+        # twin. Five steps amplify rounding: a float32 twin's own losses part from the float64
+        # twin's by up to ~2e-4 on a sensitive row (qwen3_next_hybrid at lr 3e-3, by OpenBLAS core),
+        # so against the float32 twin the check would compare two float32 errors, not llm0's.
+        if label == "f64" and not r["steps"] <= TOL_STEP:
+            failures.append(f"steps rel err vs the float64 twin {r['steps']:.3e} > {TOL_STEP:g}")
         if label != "f32":
             continue
         if len(ours["losses"]) != STEPS + 1:
             failures.append(f"{len(ours['losses'])} losses, expected {STEPS + 1}")
-        for key, tol in (("logits", TOL_LOGITS), ("loss", TOL_LOSS), ("grad", TOL_GRAD), ("zero_grad", TOL_GRAD),
-                         ("steps", TOL_STEP)):
+        for key, tol in (("logits", TOL_LOGITS), ("loss", TOL_LOSS), ("grad", TOL_GRAD), ("zero_grad", TOL_GRAD)):
             if not r[key] <= tol:  # also catches NaN
                 failures.append(f"{key} rel err {r[key]:.3e} > {tol:g}" + (f" ({worst})" if key == "grad" else ""))
         if not ref["losses"][-1] < ref["losses"][0]:
