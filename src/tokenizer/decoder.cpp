@@ -73,8 +73,11 @@ void add_template(const json& j, const std::string& path, const std::string& fie
     const json& piece = single[i];
     const std::string where = field + ".single[" + std::to_string(i) + "]";
     if (piece.is_object() && piece.contains("Sequence")) {
-      LLM0_CHECK(!seen_text && piece["Sequence"].value("id", "") == "A",
-                 "{}: {} must be the one sequence $A", path, where);
+      const json& seq = piece["Sequence"];
+      LLM0_CHECK(!seen_text && seq.is_object() && seq.contains("id") && seq["id"].is_string() &&
+                     seq["id"].get<std::string>() == "A",
+                 "{}: {} must be the one sequence $A ({{\"Sequence\": {{\"id\": \"A\", ...}}}})",
+                 path, where);
       seen_text = true;
       continue;
     }

@@ -116,12 +116,15 @@ void add_pre_tokenizer(const json& j, const std::string& path, const std::string
 bool is_llm0_pre_tokenizer(const json& p) {
   const json split = {{"type", "Split"}, {"pattern", {{"Regex", pretokenize_regex()}}},
                       {"behavior", "Isolated"}, {"invert", false}};
-  if (!p.is_object() || p.value("type", "") != "Sequence" || !p.contains("pretokenizers")) return false;
+  // json defaults in value(): a field of another type compares unequal instead of throwing
+  if (!p.is_object() || p.value("type", json()) != json("Sequence") || !p.contains("pretokenizers"))
+    return false;
   const json& seq = p["pretokenizers"];
   if (!seq.is_array() || seq.size() != 2 || seq[0] != split) return false;
   const json& bl = seq[1];
-  return bl.is_object() && bl.value("type", "") == "ByteLevel" &&
-         bl.value("add_prefix_space", true) == false && bl.value("use_regex", true) == false;
+  return bl.is_object() && bl.value("type", json()) == json("ByteLevel") &&
+         bl.value("add_prefix_space", json(true)) == json(false) &&
+         bl.value("use_regex", json(true)) == json(false);
 }
 
 }  // namespace
