@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # `make bench-peers`: llm0's speed against its two peers on this machine, in one run.
 #   training tokens/s   llm0 (`llm0 bench train`) / PyTorch (tools/torch_twin.py --bench-train,
-#                       OMP_WAIT_POLICY=PASSIVE), [B, T] = [8, 256], fp32, forward+backward+AdamW,
-#                       configs/bench-1m.json, bench-10m.json, llm0-30m.json;
+#                       OMP_WAIT_POLICY=PASSIVE), [B, T] = [8, 256], forward+backward+AdamW,
+#                       configs/bench-1m.json, bench-10m.json, llm0-30m.json, in each precision
+#                       of PRECISIONS: f32 (llm0 --precision f32 / PyTorch float32) and, where
+#                       llm0's kernels have AVX512_BF16, bf16 (llm0 --precision bf16 / PyTorch
+#                       torch.autocast("cpu", dtype=torch.bfloat16): both BF16 products with float32
+#                       weights and AdamW);
 #   prefill / decode    llm0 (`llm0 bench generate`, pp64 / tg128 from an empty KV cache) /
 #                       llama.cpp's llama-bench (-p 64 -n 128 -r 3, its defaults: F16 KV cache (it
 #                       offers no F32 one) and flash attention auto = on),
@@ -16,6 +20,8 @@
 #
 #   scripts/bench_peers.sh
 # Environment: BUILD (llm0 build folder, default build), REPS (3), THREADS ("1 2"),
+# WHAT ("train infer": training and/or prefill/decode), PRECISIONS (training: "f32 bf16" where
+# llm0's kernel level is avx512bf16, else "f32"),
 # MODELS ("1m 10m 30m"), WORK (scratch folder, default mktemp -d), LLAMA_BENCH (binary; default: build it),
 # TOKENIZER (a tokenizer.json with 4096 tokens; default: trained on the corpus of `llm0 data`),
 # STEPS_1M / STEPS_10M / STEPS_30M (timed training steps: 8 / 3 / 2, after 1 warm-up step).
@@ -49,10 +55,12 @@ declare -A STEPS=([small]=3 [1m]=${STEPS_1M:-8} [10m]=${STEPS_10M:-3} [30m]=${ST
 # small-shared-kv (llm0's shared-KV attention: one row per KV head is K and V) has no llama.cpp
 # architecture (`llm0 export gguf` refuses it): training only, against the twin's shared-KV layer.
 has_infer() { case "$1" in small-swa|small-moe|small-hybrid|small-shared-kv) return 1 ;; *) return 0 ;; esac; }
+WHAT=${WHAT:-"train infer"}
+want() { case " $WHAT " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 any_infer=false
 for m in $MODELS; do
   [ -n "${CONFIG[$m]:-}" ] || { echo "bench_peers.sh: unknown model $m (one of ${!CONFIG[*]})" >&2; exit 1; }
-  if has_infer "$m"; then any_infer=true; fi
+  if want infer && has_infer "$m"; then any_infer=true; fi
 done
 RESULTS=$WORK/results.jsonl
 
@@ -68,6 +76,13 @@ if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
   export OPENBLAS_CORETYPE
 fi
 log "OpenBLAS core for llm0 and PyTorch: $OPENBLAS_CORETYPE"
+# BF16 training needs vdpbf16ps in the kernels llm0 runs (`llm0 --version`: "kernels: LEVEL").
+if [ -z "${PRECISIONS:-}" ]; then
+  PRECISIONS=f32
+  "$LLM0" --version | grep -q "kernels: avx512bf16" && PRECISIONS="f32 bf16"
+  [ "$PRECISIONS" = f32 ] && want train &&
+    log "training in f32 only: llm0's kernel level has no AVX512_BF16 ('$("$LLM0" --version | sed -n 's/^CPU: //p')'), so --precision bf16 is refused and auto keeps float32"
+fi
 if $any_infer; then
   LLAMA_BENCH=${LLAMA_BENCH:-$(scripts/build_llama_bench.sh | tail -n 1)}
   [ -x "$LLAMA_BENCH" ] || die "llama-bench not found at $LLAMA_BENCH"
@@ -84,7 +99,7 @@ if $any_infer && [ -z "${TOKENIZER:-}" ]; then
   TOKENIZER=$WORK/tokenizer.json
 fi
 for m in $MODELS; do
-  has_infer "$m" || continue
+  $any_infer && has_infer "$m" || continue
   "$LLM0" init --config "${CONFIG[$m]}" --seed 1 --output "$WORK/$m" --overwrite >/dev/null
   cp "$TOKENIZER" "$WORK/$m/tokenizer.json"
   "$LLM0" export gguf --model "$WORK/$m" --output "$WORK/$m.gguf" --dtype f32 >/dev/null
@@ -93,13 +108,16 @@ done
 # tag JSON: appends one result line {"tag": ..., ...the engine's JSON...}.
 record() { "$PY" -c 'import json,sys; d=json.loads(sys.argv[2]); d["tag"]=sys.argv[1]; print(json.dumps(d))' "$1" "$2" >>"$RESULTS"; }
 
-train_llm0() {  # model threads
-  record "train $1 $2 llm0" "$("$LLM0" bench train --config "${CONFIG[$1]}" --batch-size 8 --seq-len 256 \
-    --steps "${STEPS[$1]}" --warmup 1 --threads "$2" --json)"
+train_llm0() {  # model threads precision
+  record "train-$3 $1 $2 llm0" "$("$LLM0" bench train --config "${CONFIG[$1]}" --batch-size 8 --seq-len 256 \
+    --steps "${STEPS[$1]}" --warmup 1 --threads "$2" --precision "$3" --json)"
 }
-train_torch() {  # model threads
-  record "train $1 $2 torch" "$(OMP_WAIT_POLICY=PASSIVE "$PY" tools/torch_twin.py --bench-train \
-    --config "${CONFIG[$1]}" --batch-size 8 --seq-len 256 --steps "${STEPS[$1]}" --warmup 1 --threads "$2")"
+train_torch() {  # model threads precision (bf16: autocast)
+  local autocast=none
+  [ "$3" = bf16 ] && autocast=bf16
+  record "train-$3 $1 $2 torch" "$(OMP_WAIT_POLICY=PASSIVE "$PY" tools/torch_twin.py --bench-train \
+    --config "${CONFIG[$1]}" --batch-size 8 --seq-len 256 --steps "${STEPS[$1]}" --warmup 1 \
+    --threads "$2" --autocast "$autocast")"
 }
 infer_llm0() {  # model threads
   record "infer $1 $2 llm0" "$("$LLM0" bench generate --model "$WORK/$1" --prompt-tokens 64 \
@@ -113,10 +131,14 @@ infer_llama() {  # model threads
 for rep in $(seq 1 "$REPS"); do
   for t in $THREADS; do
     for m in $MODELS; do
-      log "rep $rep/$REPS, $t thread(s), $m: training llm0 / PyTorch"
-      if [ $((rep % 2)) = 1 ]; then train_llm0 "$m" "$t"; train_torch "$m" "$t"
-      else train_torch "$m" "$t"; train_llm0 "$m" "$t"; fi
-      has_infer "$m" || continue
+      if want train; then
+        for p in $PRECISIONS; do
+          log "rep $rep/$REPS, $t thread(s), $m: training llm0 / PyTorch, $p"
+          if [ $((rep % 2)) = 1 ]; then train_llm0 "$m" "$t" "$p"; train_torch "$m" "$t" "$p"
+          else train_torch "$m" "$t" "$p"; train_llm0 "$m" "$t" "$p"; fi
+        done
+      fi
+      want infer && has_infer "$m" || continue
       log "rep $rep/$REPS, $t thread(s), $m: prefill/decode llm0 / llama-bench"
       if [ $((rep % 2)) = 1 ]; then infer_llm0 "$m" "$t"; infer_llama "$m" "$t"
       else infer_llama "$m" "$t"; infer_llm0 "$m" "$t"; fi
@@ -145,7 +167,8 @@ def ratio(a, b):
 params = {r["tag"].split()[1]: r["num_parameters"] for r in rows if r["tag"].endswith("llm0")}
 print("| what | model | threads | llm0 tok/s | peer tok/s | llm0 / peer |")
 print("|---|---|---|---|---|---|")
-for what, key, kind, peer in (("training (vs PyTorch)", "tokens_per_s", "train", "torch"),
+for what, key, kind, peer in (("training f32 (vs PyTorch float32)", "tokens_per_s", "train-f32", "torch"),
+                              ("training bf16 (vs PyTorch BF16 autocast)", "tokens_per_s", "train-bf16", "torch"),
                               ("prefill pp64 (vs llama-bench)", "prefill_tokens_per_s", "infer", "llama"),
                               ("decode tg128 (vs llama-bench)", "decode_tokens_per_s", "infer", "llama")):
     for m in models:
@@ -156,14 +179,15 @@ for what, key, kind, peer in (("training (vs PyTorch)", "tokens_per_s", "train",
 print()
 print("| llm0 | model | threads | achieved | ceiling | fraction |")
 print("|---|---|---|---|---|---|")
-for m in models:
-    for t in threads:
-        tr = [r for r in rows if r["tag"] == f"train {m} {t} llm0"]
-        if tr:
-            g, p = [r["gflops"] for r in tr], [r["sgemm_gflops"] for r in tr]
-            f = [r["mfu"] for r in tr]
-            print(f"| training MFU | {m} | {t} | {statistics.median(g):.1f} GFLOP/s | sgemm {statistics.median(p):.1f} GFLOP/s "
-                  f"| {100 * statistics.median(f):.0f}% ({100 * min(f):.0f}–{100 * max(f):.0f}%) |")
+for prec in ("f32", "bf16"):
+    for m in models:
+        for t in threads:
+            tr = [r for r in rows if r["tag"] == f"train-{prec} {m} {t} llm0"]
+            if tr:
+                g, p = [r["gflops"] for r in tr], [r["sgemm_gflops"] for r in tr]
+                f = [r["mfu"] for r in tr]
+                print(f"| training MFU, {prec} | {m} | {t} | {statistics.median(g):.1f} GFLOP/s | sgemm {statistics.median(p):.1f} GFLOP/s "
+                      f"| {100 * statistics.median(f):.0f}% ({100 * min(f):.0f}–{100 * max(f):.0f}%) |")
 for m in models:
     for t in threads:
         ge = [r for r in rows if r["tag"] == f"infer {m} {t} llm0"]

@@ -14,7 +14,7 @@ ignored), and writes to OUT:
   losses.json         {"loss": L0, "count": n, "losses": [L0, L1, ..., LN]}: Li is the loss after
                       i AdamW steps (betas 0.9/0.95, eps 1e-8, weight decay on params with >= 2 dims)
   /usr/bin/python3 tools/torch_twin.py --bench-train --config C.json [--batch-size 8 --seq-len 256
-      --steps N --warmup 1 --threads T]
+      --steps N --warmup 1 --threads T --autocast none|bf16]
 times training steps (forward, backward, AdamW) of a random-init model on random tokens and
 prints one JSON line with tokens/s (run with OMP_WAIT_POLICY=PASSIVE; scripts/bench_peers.sh).
 The same file can be imported: build_model / run_twin / read_safetensors / write_safetensors.
@@ -621,6 +621,10 @@ def bench_train(argv):
     ap.add_argument("--steps", type=int, default=5, help="timed steps")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0 = default)")
+    ap.add_argument("--autocast", choices=["none", "bf16"], default="none",
+                    help="bf16: forward and loss under torch.autocast('cpu', dtype=torch.bfloat16) "
+                         "(BF16 matrix products, float32 weights and AdamW: mixed precision as "
+                         "PyTorch users train it)")
     a = ap.parse_args(argv)
     if a.threads > 0:
         torch.set_num_threads(a.threads)
@@ -638,7 +642,8 @@ def bench_train(argv):
 
     def step():
         opt.zero_grad(set_to_none=False)
-        loss, _, _ = twin.loss(tok, tgt)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.autocast == "bf16"):
+            loss, _, _ = twin.loss(tok, tgt)
         loss.backward()
         opt.step()
         return float(loss)
@@ -652,7 +657,7 @@ def bench_train(argv):
     n = a.batch_size * a.seq_len
     print(json.dumps({"engine": "pytorch", "bench": "train", "config": a.config,
                       "threads": torch.get_num_threads(), "batch_size": a.batch_size,
-                      "seq_len": a.seq_len, "steps": a.steps,
+                      "seq_len": a.seq_len, "steps": a.steps, "autocast": a.autocast,
                       "num_parameters": sum(t.numel() for t in twin.params.values()),
                       "seconds_per_step": secs / a.steps, "tokens_per_s": n * a.steps / secs,
                       "last_loss": loss, "torch": torch.__version__}))
