@@ -148,10 +148,10 @@ done
 
 # ---- the table ----
 {
-  echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $REPS interleaved runs; llama-bench $("$PY" -c 'import json,sys
+  echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $REPS interleaved runs$("$PY" -c 'import json,sys
 for l in open(sys.argv[1]):
     d = json.loads(l)
-    if d.get("build_commit"): print(d["build_commit"]); break' "$RESULTS")"
+    if d.get("build_commit"): print("; llama-bench", d["build_commit"]); break' "$RESULTS")"
   echo
   "$PY" - "$RESULTS" "$MODELS" "$THREADS" <<'EOF'
 import json, statistics, sys

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "core/comm.h"
 #include "core/threads.h"
+#include "train/precision.h"
 #include "train/trainer.h"
 
 namespace llm0::cli {
@@ -53,7 +54,9 @@ void register_train(CLI::App& app) {
   cmd->add_option("--test-fault", o.test_fault, "Tests only: desync@STEP or die@STEP on the last rank")->group("");
   cmd->add_option("--moe-balance", o.moe_balance, "Mixture-of-experts load balancing: none, aux_loss (router_aux_loss_coef, default 0.001) or bias_update (noaux_tc routers); default: the config's moe_balance")->check(CLI::IsMember({"none", "aux_loss", "bias_update"}));
   cmd->add_option("--moe-bias-gamma", o.moe_bias_gamma, "Bias update speed γ of --moe-balance bias_update (refused with any other balancing)")->check(positive_check())->capture_default_str();
-  cmd->add_option("--precision", o.precision, "Matrix products: f32, bf16 (BF16 operands, float32 accumulation, weights and AdamW; needs AVX512_BF16) or auto (bf16 where this CPU has it and the run's products measure faster: a timing, so pass f32 or bf16 for runs you compare)")->check(CLI::IsMember({"auto", "f32", "bf16"}))->capture_default_str();
+  char margin[16];
+  std::snprintf(margin, sizeof margin, "%.2f", kAutoBf16Margin);
+  cmd->add_option("--precision", o.precision, std::string("Matrix products: f32, bf16 (BF16 operands, float32 accumulation, weights and AdamW; needs AVX512_BF16) or auto (bf16 where this CPU has it and the run's products measure >= ") + margin + "x faster at start-up: a timing, so pass f32 or bf16 for runs you compare). A resume keeps the checkpoint's precision")->check(CLI::IsMember({"auto", "f32", "bf16"}))->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
