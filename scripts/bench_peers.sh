@@ -78,10 +78,11 @@ fi
 log "OpenBLAS core for llm0 and PyTorch: $OPENBLAS_CORETYPE"
 # BF16 training needs vdpbf16ps in the kernels llm0 runs (`llm0 --version`: "kernels: LEVEL").
 if [ -z "${PRECISIONS:-}" ]; then
+  cpu_line=$("$LLM0" --version | sed -n 's/^CPU: //p')
   PRECISIONS=f32
-  "$LLM0" --version | grep -q "kernels: avx512bf16" && PRECISIONS="f32 bf16"
+  case "$cpu_line" in *"kernels: avx512bf16"*) PRECISIONS="f32 bf16" ;; esac
   [ "$PRECISIONS" = f32 ] && want train &&
-    log "training in f32 only: llm0's kernel level has no AVX512_BF16 ('$("$LLM0" --version | sed -n 's/^CPU: //p')'), so --precision bf16 is refused and auto keeps float32"
+    log "training in f32 only: llm0's kernel level has no AVX512_BF16 ('$cpu_line'), so --precision bf16 is refused and auto keeps float32"
 fi
 if $any_infer; then
   LLAMA_BENCH=${LLAMA_BENCH:-$(scripts/build_llama_bench.sh | tail -n 1)}
