@@ -23,7 +23,9 @@
 // the rounding term stays near 1e-4 to 1e-3 of an O(1) derivative. A mixture of experts is
 // piecewise smooth: a step that changes a routing decision crosses a jump, so a step whose
 // forwards route any token elsewhere (Model::expert_load differs from the unperturbed forward's)
-// is halved until none does.
+// is halved until none does. The same check runs again under residual dropout (ops/dropout.h)
+// with a fixed draw: the masks are a function of the draw, so the objective is the same smooth
+// function of the weights at every evaluation and backward must be its gradient.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,9 +44,9 @@ struct Batch {
 };
 
 // The objective backward differentiates: mean cross-entropy + the MoE balancing loss (0 without).
-double objective(Model& m, const Batch& b) {
+double objective(Model& m, const Batch& b, const Dropout& d) {
   long n = 0;
-  const double s = m.forward(b.tokens.data(), b.targets.data(), b.B, b.T, &n);
+  const double s = m.forward(b.tokens.data(), b.targets.data(), b.B, b.T, &n, d);
   return s / (double)n + m.aux_loss();
 }
 
@@ -59,9 +61,9 @@ std::vector<float> routing(const Model& m) {
 // as `base` did.
 double objective_at(Model& m, const Batch& b, float* w, const std::vector<float>& w0,
                     const std::vector<double>& u, double t, const std::vector<float>& base,
-                    bool* same_routing) {
+                    const Dropout& d, bool* same_routing) {
   for (size_t i = 0; i < w0.size(); ++i) w[i] = (float)(w0[i] + t * u[i]);
-  const double l = objective(m, b);
+  const double l = objective(m, b, d);
   *same_routing = routing(m) == base;
   std::copy(w0.begin(), w0.end(), w);
   return l;
@@ -81,10 +83,7 @@ std::vector<double> unit_direction(const float* g, size_t n, std::mt19937& rng) 
 
 class KindGrad : public ::testing::TestWithParam<KindRow> {};
 
-}  // namespace
-
-TEST_P(KindGrad, EveryTensorMatchesCentralDifferences) {
-  const KindRow& r = GetParam();
+void check_every_tensor(const KindRow& r, const Dropout& d) {
   const int V = r.config.vocab_size;
   Model m(r.config);
   prepare(m, r, 21);
@@ -92,7 +91,7 @@ TEST_P(KindGrad, EveryTensorMatchesCentralDifferences) {
   b.targets[1] = -1;  // an ignored target
   long count = 0;
   m.params().zero_grad();
-  m.forward(b.tokens.data(), b.targets.data(), b.B, b.T, &count);
+  m.forward(b.tokens.data(), b.targets.data(), b.B, b.T, &count, d);
   m.backward(1.0f / (float)count);
   const std::vector<float> base = routing(m);
   std::mt19937 rng(3);
@@ -106,7 +105,7 @@ TEST_P(KindGrad, EveryTensorMatchesCentralDifferences) {
     bool smooth = true;
     auto L = [&](double t) {
       bool same = true;
-      const double l = objective_at(m, b, w, w0, u, t, base, &same);
+      const double l = objective_at(m, b, w, w0, u, t, base, d, &same);
       smooth = smooth && same;
       return l;
     };
@@ -125,6 +124,16 @@ TEST_P(KindGrad, EveryTensorMatchesCentralDifferences) {
     EXPECT_NEAR(gu, R, tol) << p.name << ": h " << h << ", D(h) " << dh << ", D(h/2) " << dh2
                             << ", noise floor " << noise;
   }
+}
+
+}  // namespace
+
+TEST_P(KindGrad, EveryTensorMatchesCentralDifferences) { check_every_tensor(GetParam(), {}); }
+
+// p = 0.3: a third of every residual branch and of the embeddings dropped, so a backward that
+// ignored a mask (or used another draw's) is off by far more than the tolerance.
+TEST_P(KindGrad, EveryTensorMatchesCentralDifferencesUnderDropout) {
+  check_every_tensor(GetParam(), Dropout{0.3f, 0x5eed});
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, KindGrad, every_kind(), row_name);

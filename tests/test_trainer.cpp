@@ -88,6 +88,56 @@ TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
   for (int s = 41; s <= 80; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
 }
 
+// Residual dropout (--dropout): the masks are a function of seed, step, rank, micro-batch, layer
+// and site (ops/dropout.h), so a run interrupted and resumed draws the same masks and its losses
+// equal the uninterrupted run's bitwise; validation runs without dropout; the probability is
+// kept by the checkpoint like the rest of the schedule.
+TEST(Trainer, DropoutResumesExactlyAndValidationRunsWithoutIt) {
+  Fixture f;
+  auto with_dropout = [&](const std::string& out, double p) {
+    TrainOptions o = tiny_options(f, out);
+    o.max_steps = 20, o.eval_every = 10, o.checkpoint_every = 10, o.dropout = p;
+    return o;
+  };
+  const std::string a = tmp("drop_a"), plain = tmp("drop_plain"), b = tmp("drop_b");
+  Trainer(with_dropout(a, 0.3)).run();
+  Trainer(with_dropout(plain, 0)).run();
+  const auto la = test::step_losses(a);
+  // Dropout acts from the first forward: step 1 (same weights, same batch) differs.
+  EXPECT_NE(la.at(1), test::step_losses(plain).at(1));
+  TrainOptions ob = with_dropout(b, 0.3);
+  ob.stop_after = 10;
+  EXPECT_EQ(Trainer(ob).run().steps, 10);
+  TrainOptions orr = with_dropout(b, 0);  // not given: the checkpoint's 0.3 is used
+  orr.resume = b;
+  EXPECT_EQ(Trainer(orr).run().steps, 20);
+  const auto lb = test::step_losses(b);
+  for (int s = 11; s <= 20; ++s) EXPECT_EQ(la.at(s), lb.at(s)) << "step " << s;
+  // Another explicit value on --resume is refused, naming the flag and both values.
+  TrainOptions other = with_dropout(b, 0.1);
+  other.resume = b, other.max_steps = 0, other.given = {"--dropout"};
+  try {
+    Trainer t(other);
+    ADD_FAILURE() << "--resume with another --dropout was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--dropout 0.1 differs from the checkpoint's 0.3"),
+              std::string::npos) << e.what();
+  }
+  for (double bad : {1.0, -0.5}) {
+    TrainOptions o = with_dropout(tmp("drop_bad"), bad);
+    EXPECT_THROW(Trainer{o}, Error) << bad;
+  }
+  // Validation without dropout: after one step at lr 1e-12 the weights of a run with p = 0.5
+  // and one without differ by at most ~1e-12 each (Adam's first step is ±lr), which moves the
+  // validation loss by far less than 1e-6; evaluating under p = 0.5 would move it by > 0.01.
+  auto untrained = [&](const std::string& out, double p) {
+    TrainOptions o = with_dropout(out, p);
+    o.max_steps = 1, o.lr = 1e-12, o.min_lr = 0;
+    return Trainer(o).run().final_val_loss;
+  };
+  EXPECT_NEAR(untrained(tmp("drop_val_a"), 0.5), untrained(tmp("drop_val_b"), 0), 1e-6);
+}
+
 TEST(Trainer, InterruptedCheckpointWriteLeavesThePreviousIntact) {
   Fixture f;
   const std::string run = tmp("interrupt");

@@ -12,9 +12,11 @@ void Block::forward(int B, int T, const int* positions, BlockSaved& s, const Blo
   const size_t NC = (size_t)N * norm1.C;
   norm1.forward(s.ln1, s.ln1_mean, s.ln1_rstd, s.x_in, N);
   mixer->forward(s.ln1, B, T, positions, *s.mixer, *s.mixer_grads, g.branch);
+  if (g.dropout.active()) dropout_apply(g.branch, g.branch, NC, g.dropout.sub(0));
   residual_add_to(s.x_mid, s.x_in, g.branch, NC);
   norm2.forward(s.ln2, s.ln2_mean, s.ln2_rstd, s.x_mid, N);
   ffn->forward(s.ln2, N, *s.ffn, g.branch);
+  if (g.dropout.active()) dropout_apply(g.branch, g.branch, NC, g.dropout.sub(1));
   residual_add_to(out, s.x_mid, g.branch, NC);
 }
 
@@ -22,12 +24,19 @@ void Block::backward(float* dstream, int B, int T, const int* positions, const B
                      const BlockScratch& g) const {
   const int N = B * T;
   const size_t NC = (size_t)N * norm1.C;
+  // With dropout, a branch's output gradient is dstream through the forward's mask (g.branch is
+  // free in backward).
+  auto branch_grad = [&](int site) -> const float* {
+    if (!g.dropout.active()) return dstream;
+    dropout_apply(g.branch, dstream, NC, g.dropout.sub((uint64_t)site));
+    return g.branch;
+  };
   // out = x_mid + ffn(norm2(x_mid)): ∂L/∂x_mid = dstream + norm2ᵀ(ffnᵀ(dstream)).
-  ffn->backward(g.dln, dstream, s.ln2, N, *s.ffn, *s.ffn_grads, g.aux_scale);
+  ffn->backward(g.dln, branch_grad(1), s.ln2, N, *s.ffn, *s.ffn_grads, g.aux_scale);
   norm2.backward(g.dnorm, g.dln, s.x_mid, s.ln2_mean, s.ln2_rstd, N);
   residual_add(dstream, g.dnorm, NC);
   // x_mid = x_in + mixer(norm1(x_in)).
-  mixer->backward(g.dln, dstream, s.ln1, B, T, positions, *s.mixer, *s.mixer_grads);
+  mixer->backward(g.dln, branch_grad(0), s.ln1, B, T, positions, *s.mixer, *s.mixer_grads);
   norm1.backward(g.dnorm, g.dln, s.x_in, s.ln1_mean, s.ln1_rstd, N);
   residual_add(dstream, g.dnorm, NC);
 }

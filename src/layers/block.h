@@ -11,6 +11,7 @@
 #include "layers/ffn.h"
 #include "layers/mixer.h"
 #include "layers/norm.h"
+#include "ops/dropout.h"
 
 namespace llm0 {
 
@@ -35,6 +36,8 @@ struct BlockScratch {
   float* dln = nullptr;     // [N, C]
   float* dnorm = nullptr;   // [N, C]
   float aux_scale = 0;      // weight of the MoE load-balancing loss in backward (Ffn::backward)
+  Dropout dropout;          // the current layer's residual dropout draw (p = 0: off); its sites:
+                            // sub(0) on the mixer's output, sub(1) on the feed-forward's
 };
 
 /// Inference scratch of one block for Tn tokens (sized by the model).
@@ -48,10 +51,12 @@ struct Block {
   std::unique_ptr<Mixer> mixer;
   std::unique_ptr<Ffn> ffn;
 
-  /// out [N, C] from s.x_in (which the caller filled); saves activations in s.
+  /// out [N, C] from s.x_in (which the caller filled); saves activations in s. With g.dropout
+  /// active each branch is dropped out (ops/dropout.h) before its residual add.
   void forward(int B, int T, const int* positions, BlockSaved& s, const BlockScratch& g,
                float* out) const;
-  /// dstream [N, C]: on entry ∂L/∂out, on exit ∂L/∂x_in. Parameter gradients accumulate.
+  /// dstream [N, C]: on entry ∂L/∂out, on exit ∂L/∂x_in. Parameter gradients accumulate. g.dropout
+  /// must be the forward's draw (its masks are regenerated, not stored).
   void backward(float* dstream, int B, int T, const int* positions, const BlockSaved& s,
                 const BlockScratch& g) const;
   /// Inference, the one cached forward: x [N, C], the new tokens of the sequences in `segs`

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "model/plan.h"
+#include "ops/dropout.h"
 #include "ops/embedding.h"
 #include "ops/loss.h"
 #include "ops/matmul.h"
@@ -42,6 +43,11 @@ void Model::embed(const int* tokens, const int* positions, int N, float* x) cons
     for (int n = 0; n < N; ++n) residual_add(x + (long)n * C, pos_w_ + (long)positions[n] * C, C);
 }
 
+namespace {
+// Block il's residual-dropout draw (off when the run's is).
+Dropout layer_dropout(const Dropout& d, int il) { return d.active() ? d.sub((uint64_t)il) : Dropout{}; }
+}  // namespace
+
 void Model::ensure_plan(int B, int T) {
   LLM0_CHECK(B > 0 && T > 0, "batch [B={}, T={}] must be non-empty", B, T);
   LLM0_CHECK(T <= cfg_.max_position_embeddings,
@@ -53,15 +59,21 @@ void Model::ensure_plan(int B, int T) {
     plan_ = std::make_unique<TrainPlan>(cfg_, blocks_, B, T, fuse);
 }
 
-double Model::forward(const int* tokens, const int* targets, int B, int T, long* count) {
+double Model::forward(const int* tokens, const int* targets, int B, int T, long* count,
+                      const Dropout& dropout) {
+  LLM0_CHECK(dropout.p >= 0 && dropout.p < 1, "dropout probability {} must be in [0, 1)", dropout.p);
   ensure_plan(B, T);
   TrainPlan& p = *plan_;
   const int N = B * T, C = cfg_.hidden_size, V = cfg_.vocab_size, L = cfg_.num_hidden_layers;
   std::memcpy(p.tokens.data(), tokens, sizeof(int) * (size_t)N);
   std::memcpy(p.targets.data(), targets, sizeof(int) * (size_t)N);
+  p.dropout = dropout;
   embed(p.tokens.data(), p.positions.data(), N, p.blocks[0].x_in);
+  if (dropout.active())
+    dropout_apply(p.blocks[0].x_in, p.blocks[0].x_in, (size_t)N * C, dropout.sub((uint64_t)L));
   for (int il = 0; il < L; ++il) {
     float* out = il + 1 < L ? p.blocks[(size_t)il + 1].x_in : p.x_final;
+    p.scratch.dropout = layer_dropout(dropout, il);
     blocks_[(size_t)il].forward(B, T, p.positions.data(), p.blocks[(size_t)il], p.scratch, out);
   }
   final_norm_.forward(p.lnf, p.lnf_mean, p.lnf_rstd, p.x_final, N);
@@ -131,10 +143,13 @@ void Model::backward(float loss_scale, const GradsReady& ready) {
       ? (float)(loss_scale * (double)last_targets_ * cfg_.moe.router_aux_loss_coef) : 0.0f;
   final_norm_.backward(p.dstream, p.scratch.dln, p.x_final, p.lnf_mean, p.lnf_rstd, N);
   for (int il = cfg_.num_hidden_layers - 1; il >= 0; --il) {
+    p.scratch.dropout = layer_dropout(p.dropout, il);
     blocks_[(size_t)il].backward(p.dstream, B, T, p.positions.data(), p.blocks[(size_t)il],
                                  p.scratch);
     if (ready) ready(layer_begin_[(size_t)il], layer_begin_[(size_t)il + 1] - layer_begin_[(size_t)il]);
   }
+  if (p.dropout.active())  // through the embeddings' mask
+    dropout_apply(p.dstream, p.dstream, (size_t)N * C, p.dropout.sub((uint64_t)cfg_.num_hidden_layers));
   embedding_backward(dembed_w_, p.dstream, p.tokens.data(), N, C);
   if (cfg_.position == PositionKind::Learned)
     for (int n = 0; n < N; ++n)

@@ -43,8 +43,13 @@ class Model {
   // ---- training ----
   /// tokens, targets [B, T] (targets < 0 are ignored). Saves activations for backward.
   /// Returns Σ cross-entropy (nats) over the used targets; *count gets their number.
-  /// Throws llm0::Error for ids outside [0, vocab_size) or T > max_position_embeddings.
-  double forward(const int* tokens, const int* targets, int B, int T, long* count = nullptr);
+  /// `dropout` (training only; default off): residual dropout (Vaswani et al. 2017, §5.4) on the
+  /// embeddings (draw dropout.sub(L)) and on each block's mixer and feed-forward outputs
+  /// (dropout.sub(layer), layers/block.h); backward uses the same draw.
+  /// Throws llm0::Error for ids outside [0, vocab_size), T > max_position_embeddings or a dropout
+  /// probability outside [0, 1).
+  double forward(const int* tokens, const int* targets, int B, int T, long* count = nullptr,
+                 const Dropout& dropout = {});
   /// Called by backward() when the gradients in params().grad()[offset, offset + count) are
   /// final: a block's range right after that block's backward (last layer first), then the rest
   /// (embeddings, final norm, lm_head) at the end. Data parallelism starts their all-reduce there.

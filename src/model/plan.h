@@ -26,6 +26,7 @@ struct TrainPlan {
   std::vector<float> logits_max;                // [N] softmax shift per row (ops/loss.h)
   std::vector<double> logits_sum;               // [N] softmax normaliser per row
   float* dstream = nullptr;                     // [N, C]
+  Dropout dropout;  // the last forward's residual-dropout draw (backward regenerates its masks)
   /// Plans and allocates for (B, T) and the model's `layers`. With `fuse_gate_up` (see
   /// mlp_gate_up_stacked) the dense SwiGLU MLPs keep gate|up as [N, 2F] rows (layers/mlp.h),
   /// else as two [N, F] buffers.

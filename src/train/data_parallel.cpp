@@ -51,14 +51,15 @@ DataParallel::DataParallel(int batch_size, int grad_accum, const std::string& te
 }
 
 double DataParallel::step_gradients(Model& model, BatchLoader& loader, std::vector<Batch>& micro,
-                                    double* targets) {
+                                    double* targets, const Dropout& dropout) {
   loader.skip(share_.windows_before());
   for (Batch& b : micro) loader.next(b);
   loader.skip(share_.windows_after());
-  return gradients(model, micro, targets);
+  return gradients(model, micro, targets, dropout);
 }
 
-double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* targets) {
+double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* targets,
+                               const Dropout& dropout) {
   ParamStore& p = model.params();
   p.zero_grad();
   double total = 0;
@@ -71,7 +72,8 @@ double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* 
   step_load_.clear();
   for (size_t m = 0; m < micro.size(); ++m) {
     Batch& b = micro[m];
-    loss_sum += model.forward(b.inputs.data(), b.targets.data(), b.B, b.T);
+    const Dropout draw = dropout.active() ? dropout.sub((uint64_t)rank()).sub(m) : Dropout{};
+    loss_sum += model.forward(b.inputs.data(), b.targets.data(), b.B, b.T, nullptr, draw);
     add_expert_load(step_load_, model.expert_load());
     model.backward(1.0f / (float)total, overlap && m + 1 == micro.size() ? start : nullptr);
   }

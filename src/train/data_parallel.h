@@ -61,10 +61,13 @@ class DataParallel {
   /// each with loss scale 1 / (global target count), and sums the gradients over ranks. Afterwards
   /// params().grad() holds d(global mean loss)/dθ on every rank. Returns the global mean loss
   /// (nats/target) and sets *targets to the global count of targets (ignored ones, < 0, excluded).
+  /// `dropout`: the step's residual-dropout draw (Model::forward); micro-batch m of rank r trains
+  /// under dropout.sub(r).sub(m), so ranks and micro-batches draw independent masks.
   double step_gradients(Model& model, BatchLoader& loader, std::vector<Batch>& micro,
-                        double* targets);
+                        double* targets, const Dropout& dropout = {});
   /// The same for micro-batches already filled (tests): micro[m] is micro-batch m of this rank.
-  double gradients(Model& model, std::vector<Batch>& micro, double* targets);
+  double gradients(Model& model, std::vector<Batch>& micro, double* targets,
+                   const Dropout& dropout = {});
   /// Per MoE layer, the tokens routed to each expert over this rank's micro-batches of the last
   /// step_gradients / gradients call (summed, so --grad-accum A of batch B counts as batch A·B);
   /// empty for dense models.

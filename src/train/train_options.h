@@ -22,6 +22,7 @@ struct TrainOptions {
   int warmup_steps = 50;
   double weight_decay = 0.1;
   double grad_clip = 1.0;  // max global L2 norm (0 = off)
+  double dropout = 0;      // residual dropout probability in [0, 1) (0 = off; Model::forward)
   int eval_every = 100, eval_batches = 8;  // validation loss every N steps over K batches (per
                                            // data-parallel rank)
   int checkpoint_every = 200;              // plus one at the end
@@ -41,7 +42,7 @@ struct TrainOptions {
   bool overwrite = false;  // allow a fresh run in a directory that already holds one
   // The options the user gave explicitly, by flag ("--max-steps", "--batch-size", ...). On
   // --resume, the schedule and batch shape (max_steps, seq_len, seed, lr, min_lr, warmup_steps,
-  // weight_decay, grad_clip, batch_size, grad_accum) come from the checkpoint's
+  // weight_decay, grad_clip, dropout, batch_size, grad_accum) come from the checkpoint's
   // trainer_state.json; a flag given here with another value is refused, naming both values.
   std::set<std::string> given;
 };

@@ -24,7 +24,8 @@ void save_train_state(const std::string& dir, const TrainState& s, const ParamSt
       {"global_batch_tokens", s.global_batch() * s.seq_len},
       {"tokens_seen", s.tokens_seen}, {"optimizer_step", opt.step_count()},
       {"lr", s.lr}, {"min_lr", s.min_lr}, {"warmup_steps", s.warmup_steps},
-      {"weight_decay", s.weight_decay}, {"grad_clip", s.grad_clip}, {"precision", s.precision}};
+      {"weight_decay", s.weight_decay}, {"grad_clip", s.grad_clip}, {"dropout", s.dropout},
+      {"precision", s.precision}};
   const std::string text = j.dump(2) + "\n";
   AtomicFile f(dir + "/trainer_state.json");
   f.write(text.data(), text.size());
@@ -60,6 +61,7 @@ TrainState read_train_state(const std::string& dir) {
       s.lr = j.at("lr").get<double>(), s.min_lr = j.at("min_lr").get<double>();
       s.warmup_steps = j.at("warmup_steps").get<int>();
       s.weight_decay = j.at("weight_decay").get<double>(), s.grad_clip = j.at("grad_clip").get<double>();
+      s.dropout = j.value("dropout", 0.0);  // absent before --dropout: none
     }
   } catch (const std::exception& e) {
     LLM0_FAIL("cannot resume: {} is corrupt ({})", path, e.what());

@@ -25,6 +25,7 @@ struct TrainState {
   // false, and --resume then keeps the values of the command line).
   bool has_schedule = false;
   double lr = 0, min_lr = 0, weight_decay = 0, grad_clip = 0;
+  double dropout = 0;  // residual dropout probability (absent before --dropout: 0)
   int warmup_steps = 0;
   std::string precision = "f32";  // the matrix products' (train/precision.h); absent before: f32
   /// Sequences per optimizer step, all ranks together: batch_size × grad_accum × ranks.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/threads.h"
+#include "ops/dropout.h"
 #include "io/checkpoint.h"
 #include "ledger/flops.h"
 #include "train/moe_load.h"
@@ -41,7 +42,9 @@ double TrainerImpl::seconds() const {
 double TrainerImpl::train_step(double lr) {
   ParamStore& p = model_->params();
   double targets = 0;
-  const double loss = dp_->step_gradients(*model_, *loader_, micro_, &targets);
+  // Residual dropout's draw: a function of the seed and the step (so a resume draws the same).
+  const Dropout dropout{(float)o_.dropout, splitmix64(o_.seed + splitmix64((uint64_t)state_.step))};
+  const double loss = dp_->step_gradients(*model_, *loader_, micro_, &targets, dropout);
   grad_norm_ = clip_grad_norm(p.grad(), p.size(), o_.grad_clip);
   opt_->step(p, lr);
   if (model_->config().moe.balance == MoeBalance::BiasUpdate) {
@@ -143,6 +146,9 @@ TrainSummary TrainerImpl::run() {
     std::printf("warmup: %d step%s%s\n", warmup, warmup == 1 ? "" : "s",
                 warmup < o_.warmup_steps ? format(" (--warmup-steps {} capped at a tenth of the {}-step "
                                                   "schedule)", o_.warmup_steps, state_.total_steps).c_str() : "");
+  if (!o_.quiet && o_.dropout > 0)
+    std::printf("dropout: %g on the embeddings and each residual branch (training steps only)\n",
+                o_.dropout);
   double loss = 0, tokens_at_start = state_.tokens_seen, val = NAN;
   double window_t = seconds(), window_tok = state_.tokens_seen;
   while (state_.step < state_.total_steps) {

@@ -45,6 +45,8 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
                          std::pair{"--grad-clip", o_.grad_clip},
                          std::pair{"--moe-bias-gamma", o_.moe_bias_gamma}})
     LLM0_CHECK(std::isfinite(v) && v >= 0, "{} {} must be a finite number >= 0", name, v);
+  LLM0_CHECK(std::isfinite(o_.dropout) && o_.dropout >= 0 && o_.dropout < 1,
+             "--dropout {} must be a probability in [0, 1)", o_.dropout);
   LLM0_CHECK(o_.lr > 0 && o_.moe_bias_gamma > 0 && o_.warmup_steps >= 0,
              "--lr {}, --moe-bias-gamma {} must be > 0 and --warmup-steps {} >= 0", o_.lr,
              o_.moe_bias_gamma, o_.warmup_steps);
@@ -81,6 +83,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   state_.has_schedule = true;
   state_.lr = o_.lr, state_.min_lr = o_.min_lr, state_.warmup_steps = o_.warmup_steps;
   state_.weight_decay = o_.weight_decay, state_.grad_clip = o_.grad_clip;
+  state_.dropout = o_.dropout;
   if (dp_->ranks() > 1 && !o_.quiet)
     std::printf("data parallel: %d ranks x batch_size %d x grad_accum %d = global batch %lld "
                 "sequences (%lld tokens) per step; threads per rank: %d\n", dp_->ranks(),
@@ -108,6 +111,7 @@ void TrainerImpl::adopt_checkpoint_schedule(const TrainState& s) {
     take("--warmup-steps", o_.warmup_steps, s.warmup_steps);
     take("--weight-decay", o_.weight_decay, s.weight_decay);
     take("--grad-clip", o_.grad_clip, s.grad_clip);
+    take("--dropout", o_.dropout, s.dropout);
   }
   const int64_t global = s.global_batch(), ranks = comm::size();
   const bool bs_given = o_.given.count("--batch-size") > 0, ga_given = o_.given.count("--grad-accum") > 0;

@@ -44,6 +44,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--warmup-steps", o.warmup_steps, "Linear warmup steps (at most a tenth of the schedule; the value used is printed at start)")->capture_default_str();
   cmd->add_option("--weight-decay", o.weight_decay, "AdamW decoupled weight decay (2-D weights only)")->capture_default_str();
   cmd->add_option("--grad-clip", o.grad_clip, "Clip the global gradient norm to this (0 = off)")->capture_default_str();
+  cmd->add_option("--dropout", o.dropout, "Residual dropout probability in [0, 1): on the embeddings and on each attention and feed-forward output before its residual add (Transformer, Vaswani et al. 2017, 5.4); training only, validation and generation run without it (0 = off)")->capture_default_str();
   cmd->add_option("--eval-every", o.eval_every, "Validation every N steps")->capture_default_str();
   cmd->add_option("--eval-batches", o.eval_batches, "Validation batches per evaluation (per rank under mpirun)")->capture_default_str();
   cmd->add_option("--checkpoint-every", o.checkpoint_every, "Checkpoint every N steps (and at the end)")->capture_default_str();
