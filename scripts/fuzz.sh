@@ -68,4 +68,22 @@ for name in "${names[@]}"; do
     "${cov:-?}" "${ft:-?}" "$crashes"
   [ "$crashes" -eq 0 ] || echo "  see $log and $BUILD/crashes/$name/"
 done
+# What each finding was, printed last (a CI log may keep only its tail): the report's first line,
+# the first frames inside llm0, and the failing input itself, so it can be replayed elsewhere
+# (base64 -d > tests/fuzz/corpus/<name>/crash-<what>; the suite's replay test runs it).
+for name in "${names[@]}"; do
+  log="$BUILD/logs/$name.log"
+  input=$(find "$BUILD/crashes/$name" -type f | head -1)
+  grep -qE '^==[0-9]+==ERROR|deadly signal|fuzz property failed|runtime error' "$log" ||
+    [ -n "$input" ] || continue
+  if [ -n "$input" ]; then  # (first: a log cut to its last characters keeps the lines below)
+    echo "input of the $name finding ($(stat -c %s "$input") bytes, base64):"
+    base64 -w0 "$input" | head -c 12000; echo
+  fi
+  echo "finding in $name:"
+  grep -m1 -E '^==[0-9]+==ERROR|deadly signal|fuzz property failed|runtime error' "$log" |
+    cut -c1-300 | sed 's/^/  /' || true
+  grep -m1 -E 'what\(\): ' "$log" | cut -c1-300 | sed 's/^ */  /' || true  # an escaped exception
+  grep -E '^ *#[0-9]+ .* in .*llm0' "$log" | head -4 | cut -c1-200 | sed 's/^/  /' || true
+done
 exit $crashed

@@ -166,6 +166,26 @@ TEST_F(TokenizerJson, AddedTokenMayHaveItsOwnTextInTheVocab) {
   expect_load_error(bad, "model.vocab key '" + bos + "' is not a byte-level string");
 }
 
+// An added token whose text is another id's (found by fuzz_tokenizer_json: loaded, then its saved
+// copy, keyed by text, lost an id): refused, naming the token and the id Hugging Face would use.
+TEST_F(TokenizerJson, AddedTokenWithAnotherTokensTextIsRefused) {
+  int v = -1;
+  const std::string in_vocab = edited("vocab_twin.json", [&](json& j) {
+    v = static_cast<int>(j["model"]["vocab"].size());
+    j["model"]["vocab"]["<x>"] = v;
+    j["added_tokens"].push_back({{"id", v + 1}, {"content", "<x>"}, {"special", false}});
+  });
+  expect_load_error(in_vocab, "added token '<x>' has id " + std::to_string(v + 1) +
+                                  ", but its text is token id " + std::to_string(v));
+  const std::string twins = edited("added_twins.json", [&](json& j) {
+    v = static_cast<int>(j["model"]["vocab"].size());
+    j["added_tokens"].push_back({{"id", v}, {"content", "<y>"}, {"special", true}});
+    j["added_tokens"].push_back({{"id", v + 1}, {"content", "<y>"}, {"special", true}});
+  });
+  expect_load_error(twins, "added tokens " + std::to_string(v) + " and " + std::to_string(v + 1) +
+                               " have the same text '<y>'");
+}
+
 // Added tokens' flags (HF AddedToken): lstrip / rstrip take the whitespace beside the token, a
 // non-special one stays in decode(skip_special_tokens), single_word is refused by name.
 TEST_F(TokenizerJson, AddedTokenFlags) {

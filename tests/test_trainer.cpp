@@ -123,9 +123,19 @@ TEST(Trainer, DropoutResumesExactlyAndValidationRunsWithoutIt) {
     EXPECT_NE(std::string(e.what()).find("--dropout 0.1 differs from the checkpoint's 0.3"),
               std::string::npos) << e.what();
   }
-  for (double bad : {1.0, -0.5}) {
-    TrainOptions o = with_dropout(tmp("drop_bad"), bad);
-    EXPECT_THROW(Trainer{o}, Error) << bad;
+  // 0.99999999 is below 1 as a double but rounds to 1.0f, the precision the masks draw in
+  for (double bad : {1.0, -0.5, 0.99999999, std::nan("")}) {
+    const std::string out = tmp("drop_bad");
+    std::filesystem::remove_all(out);
+    try {
+      Trainer t(with_dropout(out, bad));
+      ADD_FAILURE() << "--dropout " << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("--dropout"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("must be a probability in [0, 1)"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_FALSE(std::filesystem::exists(out)) << "a refused run leaves no --out directory";
   }
   // Validation without dropout: after one step at lr 1e-12 the weights of a run with p = 0.5
   // and one without differ by at most ~1e-12 each (Adam's first step is ±lr), which moves the

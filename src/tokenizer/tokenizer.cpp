@@ -84,6 +84,17 @@ void Tokenizer::finish(const std::string& where) {
     LLM0_CHECK(ids.emplace(tokens_[id], id).second, "{}: token id {} repeats the bytes of id {}",
                where, id, ids[tokens_[id]]);
   }
+  // An added token's text is no other token's either: Hugging Face would give it that token's id
+  // (added_vocabulary.rs, add_tokens), and a saved file, whose model.vocab is keyed by text, would
+  // lose one of the two ids.
+  std::unordered_map<std::string_view, int> added_ids;
+  for (const auto& [text, id] : specials_) {
+    const auto it = ids.find(text);
+    LLM0_CHECK(it == ids.end(), "{}: added token '{}' has id {}, but its text is token id {} of the "
+               "vocabulary (Hugging Face would use id {})", where, text, id, it->second, it->second);
+    const auto [at, fresh] = added_ids.emplace(text, id);
+    LLM0_CHECK(fresh, "{}: added tokens {} and {} have the same text '{}'", where, at->second, id, text);
+  }
   for (int b = 0; b < 256; ++b) {
     const std::string byte(1, static_cast<char>(b));
     const auto it = ids.find(byte);

@@ -45,7 +45,8 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
                          std::pair{"--grad-clip", o_.grad_clip},
                          std::pair{"--moe-bias-gamma", o_.moe_bias_gamma}})
     LLM0_CHECK(std::isfinite(v) && v >= 0, "{} {} must be a finite number >= 0", name, v);
-  LLM0_CHECK(std::isfinite(o_.dropout) && o_.dropout >= 0 && o_.dropout < 1,
+  // (the masks draw in float: a value that rounds to 1.0f, e.g. 0.99999999, is 1 there)
+  LLM0_CHECK(std::isfinite(o_.dropout) && o_.dropout >= 0 && static_cast<float>(o_.dropout) < 1,
              "--dropout {} must be a probability in [0, 1)", o_.dropout);
   LLM0_CHECK(o_.lr > 0 && o_.moe_bias_gamma > 0 && o_.warmup_steps >= 0,
              "--lr {}, --moe-bias-gamma {} must be > 0 and --warmup-steps {} >= 0", o_.lr,
