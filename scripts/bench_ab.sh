@@ -11,7 +11,8 @@
 #   scripts/bench_ab.sh BEFORE_LLM0 AFTER_LLM0
 # e.g. git worktree add /tmp/before HEAD~1 && cmake -S /tmp/before -B /tmp/before/build &&
 #      cmake --build /tmp/before/build --target llm0_cli && scripts/bench_ab.sh /tmp/before/build/llm0 build/llm0
-# Environment: REPS (3), THREADS ("1 2"), MODELS ("1m 10m 30m"), WHAT ("train generate").
+# Environment: REPS (3), THREADS ("1 2"), MODELS ("1m 10m 30m"), WHAT ("train generate"),
+# PRECISION (f32: training's matrix products; bf16 or auto as `llm0 train --precision`).
 set -Eeuo pipefail
 trap 'rc=$?; echo "$(basename "$0"): failed (exit $rc) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
@@ -25,12 +26,14 @@ REPS=${REPS:-3}
 THREADS=${THREADS:-"1 2"}
 MODELS=${MODELS:-"1m 10m 30m"}
 WHAT=${WHAT:-"train generate"}
+PRECISION=${PRECISION:-f32}
 declare -A CONFIG=([1m]=configs/bench-1m.json [10m]=configs/bench-10m.json [30m]=configs/llm0-30m.json
                   [small]=configs/llm0-small.json)
 declare -A STEPS=([1m]=8 [10m]=3 [30m]=2 [small]=3)
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "REPS must be a positive integer, not '$REPS'"
 for m in $MODELS; do [ -n "${CONFIG[$m]:-}" ] || die "unknown model '$m' in MODELS (known: 1m 10m 30m small)"; done
 for w in $WHAT; do [[ $w = train || $w = generate ]] || die "unknown '$w' in WHAT (known: train generate)"; done
+[[ $PRECISION =~ ^(f32|bf16|auto)$ ]] || die "PRECISION must be f32, bf16 or auto, not '$PRECISION'"
 for t in $THREADS; do [[ $t =~ ^[1-9][0-9]*$ ]] || die "THREADS must list positive integers, not '$t'"; done
 RESULTS=$(mktemp)
 trap 'rm -f "$RESULTS"' EXIT
@@ -39,7 +42,7 @@ run() {  # binary tag what model threads
   local out
   if [ "$3" = train ]; then
     out=$("$1" bench train --config "${CONFIG[$4]}" --batch-size 8 --seq-len 256 --steps "${STEPS[$4]}" \
-      --warmup 1 --threads "$5" --json)
+      --warmup 1 --threads "$5" --precision "$PRECISION" --json)
   else
     out=$("$1" bench generate --config "${CONFIG[$4]}" --prompt-tokens 64 --gen-tokens 128 --repeats 3 \
       --threads "$5" --json)
@@ -59,7 +62,7 @@ for rep in $(seq 1 "$REPS"); do
   done
   echo "[$(date +%H:%M:%S)] repetition $rep/$REPS done" >&2
 done
-echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $REPS interleaved runs"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $REPS interleaved runs; training precision $PRECISION"
 /usr/bin/python3 - "$RESULTS" <<'PY'
 import json, statistics, sys
 rows = []

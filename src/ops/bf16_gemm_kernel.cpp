@@ -86,9 +86,9 @@ __attribute__((target("avx512f"))) void store_transposed_8x16(uint32_t* d32, lon
 }  // namespace
 
 // k contiguous in a row (ks = 1): 8 rows × 32 k at a time, rounded in registers and transposed.
-// Rows contiguous at a given k (rs = 1, a transposed operand): per k-pair, the two source rows
-// across every row of the call (64 for the driver: whole cache lines, each read once, however
-// the leading dimension maps onto cache sets), interleaved into pairs and stored 8 rows at a time.
+// Rows contiguous at a given k (rs = 1, a transposed operand): blocks of 8 k-pairs (16 source
+// rows) × every row of the call (64 for the driver: whole cache lines, each read once), 16 rows
+// at a time interleaved into pairs; each block's output is 256 contiguous bytes per panel.
 __attribute__((target("avx512f,avx512bw,avx512bf16"))) void pack_avx512bf16(
     uint16_t* d, GemmOperand X, int r0, int rows, int k0, int kc, int P) {
   const int kp = (kc + 1) / 2, panels = (rows + P - 1) / P, padded = panels * P;
@@ -112,21 +112,31 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void pack_avx512bf16(
     }
     return;
   }
+  // The order before — k-pair outermost, a 32-byte piece to each 8-row panel in turn — kept eight
+  // panels 4 KiB apart (at KC = 256) on one L1 set, evicting output lines half-written; the source
+  // rows (one per k, the leading dimension apart) are prefetched one block ahead, a stride the
+  // hardware prefetchers do not follow. Packing dYᵀ of 2048 tokens this way is 1.1–3.5× faster
+  // than before (Zen 4, 512 to 4096 wide, warm or evicted, best of 5 per run, 3 runs).
   const __m512i perm = _mm512_load_si512(kPairPerm);
-  for (int q = 0; q < kp; ++q) {
-    const int k = 2 * q;
-    const float* s0 = X.p + r0 + (long)(k0 + k) * X.ks;
-    uint32_t* dq = d32 + (long)q * P;  // rows 8g .. 8g + 7 go to panel 8g / P, offset 8g % P
-    for (int r = 0, off = 0; r < padded; r += 16) {
+  for (int qb = 0; qb < kp; qb += 8) {
+    const int qe = std::min(kp, qb + 8);
+    for (int r = 0; r < padded; r += 16) {
       const __mmask16 m = first_lanes(rows - r);
-      const __m512 a = _mm512_maskz_loadu_ps(m, s0 + r);
-      const __m512 b = k + 1 < kc ? _mm512_maskz_loadu_ps(m, s0 + X.ks + r) : _mm512_setzero_ps();
-      const __m512i ab = _mm512_permutexvar_epi16(perm, (__m512i)_mm512_cvtne2ps_pbh(b, a));
-      for (int h = 0; h < 2 && r + 8 * h < padded; ++h) {  // rows r + 8h .. r + 8h + 7
-        _mm256_storeu_si256((__m256i*)(dq + off),
-                            h ? _mm512_extracti64x4_epi64(ab, 1) : _mm512_castsi512_si256(ab));
-        off += 8;
-        if (off % P == 0) off += (kp - 1) * P;  // the next panel
+      // rows r .. r + 7 and r + 8 .. r + 15: panel and row offset of each 8-row half
+      uint32_t* const dh[2] = {d32 + (long)(r / P) * kp * P + r % P,
+                               d32 + (long)((r + 8) / P) * kp * P + (r + 8) % P};
+      const bool second = r + 8 < padded;
+      for (int q = qb; q < qe; ++q) {
+        const int k = 2 * q;
+        const float* s0 = X.p + r0 + r + (long)(k0 + k) * X.ks;
+        if (k + 16 < kc) _mm_prefetch((const char*)(s0 + 16 * X.ks), _MM_HINT_T0);
+        if (k + 17 < kc) _mm_prefetch((const char*)(s0 + 17 * X.ks), _MM_HINT_T0);
+        const __m512 a = _mm512_maskz_loadu_ps(m, s0);
+        const __m512 b = k + 1 < kc ? _mm512_maskz_loadu_ps(m, s0 + X.ks) : _mm512_setzero_ps();
+        const __m512i ab = _mm512_permutexvar_epi16(perm, (__m512i)_mm512_cvtne2ps_pbh(b, a));
+        _mm256_storeu_si256((__m256i*)(dh[0] + (long)q * P), _mm512_castsi512_si256(ab));
+        if (second)
+          _mm256_storeu_si256((__m256i*)(dh[1] + (long)q * P), _mm512_extracti64x4_epi64(ab, 1));
       }
     }
   }
