@@ -24,18 +24,20 @@ constexpr int KC = 256;  // k per block (even)
 constexpr int MC = 96;   // rows of A per task at most (MC / MR panels)
 constexpr int PACK_ROWS = 64;  // rows per packing call: a transposed source row's 4 cache lines
 
-// Packs rows [0, rows) × k [k0, k0 + kc) of X (B) into panels of P rows (zero-padded), PACK_ROWS
-// rows per call: shared by the team (`omp for`, no barrier) or, serial, all on the calling thread.
-void pack(uint16_t* dst, GemmOperand X, int rows, int k0, int kc, int P, bool fast, bool serial) {
+// Packs rows [r0, r0 + rows) × k [k0, k0 + kc) of X into panels of P rows (zero-padded),
+// PACK_ROWS rows per call: shared by the team (`omp for`, no barrier) or, serial, all on the
+// calling thread.
+void pack(uint16_t* dst, GemmOperand X, int r0, int rows, int k0, int kc, int P, bool fast,
+          bool serial) {
   const int kp = (kc + 1) / 2, G = std::max(1, PACK_ROWS / P);  // panels per call
   const int calls = (rows + G * P - 1) / (G * P);
   auto one = [&](int c) {
     uint16_t* d = dst + (long)c * G * kp * P * 2;
-    const int r0 = c * G * P, n = std::min(G * P, rows - r0);
+    const int r = c * G * P, n = std::min(G * P, rows - r);
     if (fast)
-      bf16_gemm_detail::pack_avx512bf16(d, X, r0, n, k0, kc, P);
+      bf16_gemm_detail::pack_avx512bf16(d, X, r0 + r, n, k0, kc, P);
     else
-      bf16_gemm_detail::pack_scalar(d, X, r0, n, k0, kc, P);
+      bf16_gemm_detail::pack_scalar(d, X, r0 + r, n, k0, kc, P);
   };
   if (serial) {
     for (int c = 0; c < calls; ++c) one(c);
@@ -98,8 +100,8 @@ void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> ou
     for (int kb = 0; kb < kblocks; ++kb) {
       const int k0 = kb * KC, kc = std::min(KC, K - k0), kp = (kc + 1) / 2;
       for (int j = 0; j < nouts; ++j)
-        pack(Bp + kb * b_block + (long)first[j] * kp * NR * 2, outs[j].B, outs[j].N, k0, kc, NR,
-             fast, serial);
+        pack(Bp + kb * b_block + (long)first[j] * kp * NR * 2, outs[j].B, 0, outs[j].N, k0, kc,
+             NR, fast, serial);
     }
   };
   // Task t: rows [t·MC, (t + 1)·MC) of A, packed here, against every B panel.
@@ -110,15 +112,8 @@ void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> ou
     const int p0 = t * mc_panels, p_end = std::min(a_panels, p0 + mc_panels);
     const int r0 = p0 * MR, rows = std::min(M, p_end * MR) - r0;
     for (int kb = 0; kb < kblocks; ++kb) {
-      const int k0 = kb * KC, kc = std::min(KC, K - k0), kp = (kc + 1) / 2;
-      for (int r = 0; r < rows; r += PACK_ROWS) {
-        uint16_t* d = Ap + kb * a_block + (long)(r / MR) * kp * MR * 2;
-        const int n = std::min(PACK_ROWS, rows - r);
-        if (fast)
-          bf16_gemm_detail::pack_avx512bf16(d, A, r0 + r, n, k0, kc, MR);
-        else
-          bf16_gemm_detail::pack_scalar(d, A, r0 + r, n, k0, kc, MR);
-      }
+      const int k0 = kb * KC, kc = std::min(KC, K - k0);
+      pack(Ap + kb * a_block, A, r0, rows, k0, kc, MR, fast, /*serial=*/true);
     }
     for (int nj = 0; nj < b_panels; ++nj) {
       int j = 0;
