@@ -9,6 +9,7 @@
 #include "ops/bf16_gemm.h"
 #include "ops/bf16_kernels.h"
 #include "ops/linear_rows.h"
+#include "ops/sgemm_team.h"
 
 namespace llm0 {
 
@@ -50,8 +51,8 @@ void linear_forward(float* y, const float* x, Weight W, const float* b, int N, i
   if (W.bf16_products)  // y[N, O] (+)= bf16(x[N, I]) · bf16(W[O, I])ᵀ
     return gemm_bf16(y, O, {x, I, 1}, {W.f32, I, 1}, N, O, I, b != nullptr);
   // y[N, O] (+)= x[N, I] · W[O, I]ᵀ
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, O, I, 1.0f, x, I, W.f32, I,
-              b ? 1.0f : 0.0f, y, O);
+  const Sgemm g{false, true, N, O, I, x, I, W.f32, I, b ? 1.0f : 0.0f, y, O};
+  sgemm_team({&g, 1});
 }
 
 void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N, int I,
@@ -80,7 +81,21 @@ void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N
     return;
   }
   if (N == 1) return matvec_group(outs, x, I);
-  for (const LinearOut& o : outs) linear_forward(o.y, x, o.W, o.b, N, I, o.O);
+  const bool f32 = std::all_of(outs.begin(), outs.end(), [](const LinearOut& o) {
+    return o.W.f32 && !o.W.bf16_products;
+  });
+  if (!f32) {
+    for (const LinearOut& o : outs) linear_forward(o.y, x, o.W, o.b, N, I, o.O);
+    return;
+  }
+  // Every y[N, O] (+)= x[N, I] · W[O, I]ᵀ on top of its bias rows, shared out as one piece of work.
+  std::vector<Sgemm> g;
+  for (const LinearOut& o : outs) {
+    if (o.b)
+      for (int r = 0; r < N; ++r) std::copy(o.b, o.b + o.O, o.y + (long)r * o.O);
+    g.push_back({false, true, N, o.O, I, x, I, o.W.f32, I, o.b ? 1.0f : 0.0f, o.y, o.O});
+  }
+  sgemm_team(g);
 }
 
 void linear_backward(float* dx, float* dW, float* db, const float* dy, const float* x,
@@ -91,12 +106,14 @@ void linear_backward(float* dx, float* dW, float* db, const float* dy, const flo
       gemm_bf16(dx, I, {dy, O, 1}, {W, 1, I}, N, I, O, accumulate_dx);
     if (dW)  // dW[O, I] += bf16(dy)ᵀ · bf16(x): A(o, n) = dy[n·O + o], B(i, n) = x[n·I + i]
       gemm_bf16(dW, I, {dy, 1, O}, {x, 1, I}, O, I, N, true);
-  } else {
-    if (dx)  // dx[N, I] = dy[N, O] · W[O, I]
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, I, O, 1.0f, dy, O, W, I,
-                  accumulate_dx ? 1.0f : 0.0f, dx, I);
+  } else {  // dx and dW side by side (equal work: at two threads, one each)
+    Sgemm g[2];
+    int n = 0;
+    if (dx)  // dx[N, I] (+)= dy[N, O] · W[O, I]
+      g[n++] = {false, false, N, I, O, dy, O, W, I, accumulate_dx ? 1.0f : 0.0f, dx, I};
     if (dW)  // dW[O, I] += dy[N, O]ᵀ · x[N, I]
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, I, N, 1.0f, dy, O, x, I, 1.0f, dW, I);
+      g[n++] = {true, false, O, I, N, dy, O, x, I, 1.0f, dW, I};
+    sgemm_team({g, (size_t)n});
   }
   if (db) {
     for (int n = 0; n < N; ++n)

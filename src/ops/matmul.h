@@ -1,4 +1,6 @@
-// Linear layer (PyTorch nn.Linear): y = x · Wᵀ + b, every product through OpenBLAS cblas_sgemm.
+// Linear layer (PyTorch nn.Linear): y = x · Wᵀ + b, every product through OpenBLAS cblas_sgemm,
+// shared out over the threads by rows (ops/sgemm_team.h: a group's products, or backward's dx and
+// dW, as one piece of work; the same bits at any thread count).
 // Layouts (row-major, outermost first): x [N, I], W [O, I] (PyTorch [out_features, in_features]),
 // b [O], y [N, O]. Gradient rule (llm.c): dW and db accumulate (+=); dx is overwritten unless
 // `accumulate_dx` is set (used where two branches feed the same input). The caller chooses the
