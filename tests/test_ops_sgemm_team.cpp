@@ -1,11 +1,11 @@
 // sgemm_team (ops/sgemm_team.h): float32 products shared out over the OpenMP team by rows.
-// (1) Each product against a double-precision sum within γ_{K+1} · (|β C0| + Σ_k |a b|) — any
-// order of summing K + 1 float32 terms with FMAs stays inside it (Higham, Accuracy and
-// Stability, eq. 3.5 and §3.1), u = 2⁻²⁴; C starts as NaN where β = 0, so a row no thread wrote
-// fails, and a row written twice with β = 1 adds C0 twice and fails. (2) The same bits at 1, 2
-// and 3 threads, the products chosen so the cuts fall inside products (a thread runs the tail
-// of one and the head of the next), one product small enough to go whole to one thread, every
-// transpose combination training uses.
+// (1) Each product, at 2, 3 and 4 threads, against a double-precision sum within
+// γ_{K+1} · (|β C0| + Σ_k |a b|) — any order of summing K + 1 float32 terms with FMAs stays inside
+// it (Higham, Accuracy and Stability, eq. 3.5 and §3.1), u = 2⁻²⁴; C starts as NaN where β = 0,
+// so a row no thread wrote fails, and a row written twice with β = 1 adds C0 twice and fails.
+// (2) The same bits at 1, 2, 3 and 4 threads. The products are chosen so that at 3 and 4 threads
+// cuts fall inside products (a thread runs the tail of one and the head of the next); one is small
+// enough to go whole to one thread; every transpose combination training uses is there.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -30,7 +30,7 @@ double gamma_n(int n) {  // γ_n = n u / (1 - n u), u = 2⁻²⁴ (Higham eq. 3.
 struct Shape { bool ta, tb; int M, N, K; float beta; };
 // One comment per row: what it exercises.
 const Shape kShapes[] = {
-    {false, true, 1000, 128, 300, 0.0f},  // forward Y = X Wᵀ: 38M, split in 224-row grains
+    {false, true, 1000, 128, 300, 0.0f},  // forward Y = X Wᵀ: 38M, split in 240-row grains
     {true, false, 200, 96, 1100, 1.0f},   // dW += dYᵀ X: A transposed, K long, accumulates
     {false, false, 33, 17, 9, 0.0f},      // tiny: OpenBLAS's small kernels; goes whole to a thread
     {false, false, 1000, 300, 128, 0.0f}, // dX = dY W: no transpose
@@ -74,10 +74,8 @@ std::vector<std::vector<float>> run_team(const std::vector<Operands>& ops, int t
   return C;
 }
 
-TEST(OpsSgemmTeam, EveryProductWithinTheDerivedBound) {
-  std::mt19937 rng(11);
-  const std::vector<Operands> ops = make_operands(rng);
-  const auto C = run_team(ops, 2);
+void expect_within_bound(const std::vector<Operands>& ops,
+                         const std::vector<std::vector<float>>& C) {
   for (size_t j = 0; j < ops.size(); ++j) {
     const Sgemm& g = ops[j].g;
     const Operands& o = ops[j];
@@ -99,11 +97,18 @@ TEST(OpsSgemmTeam, EveryProductWithinTheDerivedBound) {
   }
 }
 
+TEST(OpsSgemmTeam, EveryProductWithinTheDerivedBound) {
+  std::mt19937 rng(11);
+  const std::vector<Operands> ops = make_operands(rng);
+  for (int threads : {2, 3, 4})  // 3 threads split product 3 (row 480), 4 threads 0 and 3 (720)
+    expect_within_bound(ops, run_team(ops, threads));
+}
+
 TEST(OpsSgemmTeam, SameBitsForAnyThreadCount) {
   std::mt19937 rng(12);
   const std::vector<Operands> ops = make_operands(rng);
   const auto one = run_team(ops, 1);
-  for (int threads : {2, 3}) {
+  for (int threads : {2, 3, 4}) {
     const auto many = run_team(ops, threads);
     for (size_t j = 0; j < ops.size(); ++j)
       for (size_t i = 0; i < one[j].size(); ++i)

@@ -36,7 +36,7 @@ int cut_row(const Sgemm& g, double c) {
 
 void sgemm_team(std::span<const Sgemm> products) {
   const int T = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (T == 1) {
+  if (T == 1 || products.size() == 0) {
     for (const Sgemm& g : products) run(g, 0, g.M);
     return;
   }

@@ -45,14 +45,14 @@ inline constexpr int kRowAlign = 48;
 /// latter for a single-threaded call), which sum in another order than its blocked kernel.
 inline constexpr long kMinPieceMnk = 8L << 20;
 
-/// Runs the products (independent: no C overlaps another product's operands) on the calling
-/// thread's OpenMP team. Their M·N·K work is cut into equal shares, one per thread; a cut inside
-/// a product splits its rows of C (at a multiple of kRowAlign, leaving no piece under
+/// Runs the products (independent: no product's C overlaps another product's C or operands) on
+/// the calling thread's OpenMP team. Their M·N·K work is cut into equal shares, one per thread;
+/// a cut inside a product splits its rows of C (at a multiple of kRowAlign, leaving no piece under
 /// kMinPieceMnk: a small product goes whole to one thread), so a thread may run the tail of one
 /// product and the head of the next — at two threads, backward's dX and dW (equal work) run side
 /// by side. With one thread, or called inside a parallel region, the products run one after
 /// another. Either way C holds the bits of one cblas_sgemm per product at one thread (see the
-/// header). Throws nothing.
+/// header). Throws only std::bad_alloc.
 void sgemm_team(std::span<const Sgemm> products);
 
 }  // namespace llm0
