@@ -34,6 +34,12 @@ void linear_forward_bf16_panels(float* y, const float* x, const uint16_t* W, boo
     }
   }
 }
+
+// y[N, O] = b[O] in every row (b null: nothing), for a product that then accumulates (β = 1).
+void fill_bias_rows(float* y, const float* b, int N, int O) {
+  if (!b) return;
+  for (int n = 0; n < N; ++n) std::copy(b, b + O, y + (long)n * O);
+}
 }  // namespace
 
 void linear_forward(float* y, const float* x, Weight W, const float* b, int N, int I, int O,
@@ -43,10 +49,7 @@ void linear_forward(float* y, const float* x, Weight W, const float* b, int N, i
     for (int n = 0; n < N; ++n) matvec(y + (long)n * O, W, x + (long)n * I, b, O, I);
     return;
   }
-  if (b) {
-    for (int n = 0; n < N; ++n)
-      for (int o = 0; o < O; ++o) y[(long)n * O + o] = b[o];
-  }
+  fill_bias_rows(y, b, N, O);
   if (W.bf16) return linear_forward_bf16_panels(y, x, W.bf16, b != nullptr, N, I, O);
   if (W.bf16_products)  // y[N, O] (+)= bf16(x[N, I]) · bf16(W[O, I])ᵀ
     return gemm_bf16(y, O, {x, I, 1}, {W.f32, I, 1}, N, O, I, b != nullptr);
@@ -72,8 +75,7 @@ void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N
       const size_t n = std::min<size_t>(4, outs.size() - j0);
       for (size_t j = 0; j < n; ++j) {
         const LinearOut& o = outs[j0 + j];
-        if (o.b)
-          for (int r = 0; r < N; ++r) std::copy(o.b, o.b + o.O, o.y + (long)r * o.O);
+        fill_bias_rows(o.y, o.b, N, o.O);
         g[j] = {o.y, o.O, {o.W.f32, I, 1}, o.O, o.b != nullptr};
       }
       gemm_bf16_shared_a({x, I, 1}, N, I, {g, n});
@@ -91,8 +93,7 @@ void linear_forward_group(std::span<const LinearOut> outs, const float* x, int N
   // Every y[N, O] (+)= x[N, I] · W[O, I]ᵀ on top of its bias rows, shared out as one piece of work.
   std::vector<Sgemm> g;
   for (const LinearOut& o : outs) {
-    if (o.b)
-      for (int r = 0; r < N; ++r) std::copy(o.b, o.b + o.O, o.y + (long)r * o.O);
+    fill_bias_rows(o.y, o.b, N, o.O);
     g.push_back({false, true, N, o.O, I, x, I, o.W.f32, I, o.b ? 1.0f : 0.0f, o.y, o.O});
   }
   sgemm_team(g);
