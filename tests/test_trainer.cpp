@@ -10,8 +10,12 @@
 #include <fstream>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "io/checkpoint.h"
 #include "train/corpus.h"
+#include "train/lr_schedule.h"
+#include "train/train_state.h"
 #include "train/trainer.h"
 #include "test_util.h"
 
@@ -227,4 +231,50 @@ TEST(Trainer, RefusesToOverwriteARunWithoutResumeOrOverwrite) {
   EXPECT_EQ(fs::last_write_time(run + "/checkpoint/model.safetensors"), before);
   o.overwrite = true;
   EXPECT_NO_THROW(Trainer(o).run());
+}
+
+// A run planned from a time budget (--time-limit-minutes, here 6 s) checks its schedule against
+// its pace (src/train/time_budget.h). Whether it re-plans depends on this machine's timing, so the
+// test asserts what holds either way: the log holds the start-up plan at step 0 and one record per
+// re-plan, each starting from the length before it; the checkpoint's total_steps is the last
+// length; every step after the last re-plan took that schedule's learning rate (the same double:
+// lr_at on the same inputs); the run ends at its schedule's end or when its time is up.
+TEST(Trainer, TimeBudgetedRunLogsItsPlansAndFollowsTheLast) {
+  Fixture f;
+  const std::string run = tmp("budget");
+  TrainOptions o = tiny_options(f, run);
+  o.max_steps = 0, o.time_limit_minutes = 0.1;
+  Trainer(o).run();
+  std::vector<std::pair<int, int>> plans;  // (step, schedule length from then on)
+  std::map<int, double> lr;                // step record -> the learning rate its step used
+  double last_elapsed = 0;
+  std::ifstream in(run + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    const int step = j.at("step").get<int>();
+    if (j.contains("replanned_total_steps")) {
+      ASSERT_FALSE(plans.empty());
+      EXPECT_EQ(j.at("planned_total_steps").get<int>(), plans.back().second) << "step " << step;
+      EXPECT_GT(step, plans.back().first);
+      plans.emplace_back(step, j.at("replanned_total_steps").get<int>());
+    } else if (j.contains("planned_total_steps")) {
+      EXPECT_TRUE(plans.empty());
+      EXPECT_EQ(step, 0);
+      plans.emplace_back(0, j.at("planned_total_steps").get<int>());
+    }
+    if (j.contains("lr")) lr[step] = j.at("lr").get<double>(), last_elapsed = j.at("elapsed_s").get<double>();
+  }
+  ASSERT_FALSE(plans.empty());
+  ASSERT_FALSE(lr.empty());
+  const TrainState st = read_train_state(run + "/checkpoint");
+  EXPECT_EQ(st.total_steps, plans.back().second);
+  EXPECT_TRUE(st.step == st.total_steps || last_elapsed > o.time_limit_minutes * 60)
+      << "stopped at step " << st.step << " of " << st.total_steps << " after " << last_elapsed << " s";
+  // A record of step k logs the rate of optimizer step k − 1, chosen before a re-plan at step k.
+  const int warmup = std::min(o.warmup_steps, std::max(1, plans.front().second / 10));
+  const LrSchedule last{o.lr, o.min_lr, warmup, plans.back().second};
+  for (const auto& [step, rate] : lr) {
+    if (step <= plans.back().first) continue;
+    EXPECT_DOUBLE_EQ(rate, lr_at(step - 1, last)) << "step " << step;
+  }
 }

@@ -23,6 +23,7 @@
 #include "train/loss_curve.h"
 #include "train/lr_schedule.h"
 #include "train/train_state.h"
+#include "train/time_budget.h"
 #include "train/trainer_impl.h"
 
 namespace fs = std::filesystem;
@@ -141,7 +142,7 @@ TrainSummary TrainerImpl::run() {
   first_step_ = state_.step;
   // Warmup is at most a tenth of the schedule, so a short (time-budgeted) run still decays.
   const int warmup = std::min(o_.warmup_steps, std::max(1, state_.total_steps / 10));
-  const LrSchedule sched{o_.lr, o_.min_lr, warmup, state_.total_steps};
+  LrSchedule sched{o_.lr, o_.min_lr, warmup, state_.total_steps};  // its length may be re-planned
   if (!o_.quiet)
     std::printf("warmup: %d step%s%s\n", warmup, warmup == 1 ? "" : "s",
                 warmup < o_.warmup_steps ? format(" (--warmup-steps {} capped at a tenth of the {}-step "
@@ -157,6 +158,8 @@ TrainSummary TrainerImpl::run() {
     state_.loader = loader_->state();
     ++state_.step;
     dp_->apply_test_fault(state_.step, model_->params());
+    if (next_check_s_ > 0 && state_.step < state_.total_steps && dp_->any(seconds() >= next_check_s_))
+      check_schedule(sched);
     const bool last = is_last_step();
     if (state_.step % o_.log_every == 0 || last) {
       const double tok_s = (state_.tokens_seen - window_tok) / std::max(1e-9, seconds() - window_t);

@@ -14,6 +14,7 @@
 #include "train/adamw.h"
 #include "train/batch_loader.h"
 #include "train/data_parallel.h"
+#include "train/lr_schedule.h"
 #include "train/precision.h"
 #include "train/train_options.h"
 #include "train/train_state.h"
@@ -34,6 +35,7 @@ class TrainerImpl {
   void check_resume_batch();
   uint64_t options_hash() const;
   int plan_total_steps();
+  void check_schedule(LrSchedule& sched);
   double train_step(double lr);
   double evaluate();
   void report_validation(double val);
@@ -66,6 +68,11 @@ class TrainerImpl {
                                              // "FMA" = the BF16 dot-product peak in bf16)
   TrainPrecision precision_ = TrainPrecision::F32;
   int first_step_ = 0;
+  // A schedule planned from the time budget at start-up (not --max-steps, not a resume) is checked
+  // against the run's pace (train/time_budget.h): the next check's time (0: none), the previous
+  // check's time and step.
+  double next_check_s_ = 0, last_check_s_ = 0;
+  int last_check_step_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 

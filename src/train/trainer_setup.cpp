@@ -21,6 +21,7 @@
 #include "train/loss_curve.h"
 #include "train/metrics_log.h"
 #include "train/trainer.h"
+#include "train/time_budget.h"
 #include "train/trainer_impl.h"
 
 namespace fs = std::filesystem;
@@ -280,11 +281,32 @@ int TrainerImpl::plan_total_steps() {
   best = dp_->max(best);  // every rank plans the same number of steps: the slowest rank's
   const double step_s = best * o_.grad_accum * 1.08;  // + optimizer and data
   const double eval_s = best / 3 * o_.eval_batches / o_.eval_every;
-  const int steps = (int)(o_.time_limit_minutes * 60 * 0.9 / (step_s + eval_s));
+  const int steps = steps_for_budget(o_.time_limit_minutes * 60, step_s, eval_s);
   if (!o_.quiet)
     std::printf("time budget %.1f min: one step takes ~%.2f s -> %d steps\n", o_.time_limit_minutes,
-                step_s, std::max(steps, 1));
-  return std::max(steps, 1);
+                step_s, steps);
+  next_check_s_ = kReplanEvery * o_.time_limit_minutes * 60;
+  log({{"step", 0}, {"planned_total_steps", steps}});  // the start-up plan (log: rank 0 writes)
+  return steps;
+}
+
+// A check of the schedule's length against the pace since the previous check
+// (train/time_budget.h). Every rank takes the slowest rank's figures, so all re-plan alike; the
+// warmup stays as it was.
+void TrainerImpl::check_schedule(LrSchedule& sched) {
+  const double budget = o_.time_limit_minutes * 60, elapsed = dp_->max(seconds());
+  const double pace = std::max(1e-9, elapsed - last_check_s_) / (state_.step - last_check_step_);
+  next_check_s_ += kReplanEvery * budget;
+  if (next_check_s_ > kReplanUntil * budget + 1e-9) next_check_s_ = 0;  // the last check
+  last_check_s_ = elapsed, last_check_step_ = state_.step;
+  const int was = state_.total_steps;
+  const int now = std::max(sched.warmup_steps, replan_steps(was, state_.step, elapsed, budget, pace));
+  if (now == was) return;
+  state_.total_steps = sched.total_steps = now;
+  if (!o_.quiet)
+    std::printf("re-planned at step %d (%s elapsed): steps now take ~%.2f s with validation -> %d "
+                "steps (was %d)\n", state_.step, clock_text(elapsed).c_str(), pace, now, was);
+  log({{"step", state_.step}, {"replanned_total_steps", now}, {"planned_total_steps", was}});
 }
 
 bool TrainerImpl::out_of_time() const {
