@@ -65,3 +65,16 @@ TEST(LrSchedule, BadArgumentsThrow) {
   EXPECT_THROW(lr_at(0, LrSchedule{1e-3, 1e-4, 0, 0}), llm0::Error);    // no steps
   EXPECT_THROW(lr_at(0, LrSchedule{1e-3, 1e-4, -1, 10}), llm0::Error);
 }
+
+TEST(LrSchedule, WarmupIsCappedAtATenthOfTheSchedule) {
+  using llm0::capped_warmup;
+  EXPECT_EQ(capped_warmup(50, 3094), 50);   // a tenth is 309: the option stands
+  EXPECT_EQ(capped_warmup(50, 98), 9);      // 98 / 10 (integer division)
+  EXPECT_EQ(capped_warmup(50, 5), 1);       // at least one step
+  EXPECT_EQ(capped_warmup(0, 1000), 0);     // no warmup asked, none given
+  for (int total = 1; total <= 200; ++total) {  // a valid schedule at every length
+    const int w = capped_warmup(1000, total);
+    EXPECT_LE(w, total);
+    EXPECT_NO_THROW(lr_at(0, LrSchedule{1e-3, 1e-4, w, total}));
+  }
+}

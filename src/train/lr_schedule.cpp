@@ -1,6 +1,7 @@
 // Linear warmup + cosine decay. See lr_schedule.h.
 #include "train/lr_schedule.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -20,6 +21,10 @@ double lr_at(int step, const LrSchedule& s) {
   const double r = static_cast<double>(step - s.warmup_steps) / (s.total_steps - s.warmup_steps);
   const double coeff = 0.5 * (1.0 + std::cos(std::numbers::pi * r));  // 1 -> 0
   return s.min_lr + coeff * (s.max_lr - s.min_lr);
+}
+
+int capped_warmup(int warmup_steps, int total_steps) {
+  return std::min(warmup_steps, std::max(1, total_steps / 10));
 }
 
 }  // namespace llm0

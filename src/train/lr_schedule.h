@@ -24,4 +24,9 @@ struct LrSchedule {
 /// not 0 <= min_lr <= max_lr.
 double lr_at(int step, const LrSchedule& s);
 
+/// The warmup a schedule of `total_steps` uses: min(warmup_steps, max(1, total_steps / 10)), at
+/// most a tenth of the schedule so that a short (time-budgeted) run still decays. A function of the
+/// length alone, so a resume, and a re-planned length (train/time_budget.h), derive it again alike.
+int capped_warmup(int warmup_steps, int total_steps);
+
 }  // namespace llm0

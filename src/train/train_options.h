@@ -33,6 +33,8 @@ struct TrainOptions {
                                // at the end); 0 = only at the end
   bool allreduce_buckets = false;  // data parallel: all-reduce per block during backward
   std::string test_fault;  // tests only (data_parallel.h): "desync@STEP" or "die@STEP"
+  double test_startup_step_s = 0;  // tests only: > 0 replaces the start-up timing of a step
+                                   // (seconds) that plans a time-budgeted run, forcing a re-plan
   uint64_t seed = 1337;    // init weights and batch sampling
   std::string precision = "auto";  // matrix products: auto | f32 | bf16 (train/precision.h); on
                                    // --resume the checkpoint's (another explicit value is refused)

@@ -140,8 +140,7 @@ bool TrainerImpl::is_last_step() {
 TrainSummary TrainerImpl::run() {
   start_ = std::chrono::steady_clock::now();
   first_step_ = state_.step;
-  // Warmup is at most a tenth of the schedule, so a short (time-budgeted) run still decays.
-  const int warmup = std::min(o_.warmup_steps, std::max(1, state_.total_steps / 10));
+  const int warmup = capped_warmup(o_.warmup_steps, state_.total_steps);
   LrSchedule sched{o_.lr, o_.min_lr, warmup, state_.total_steps};  // its length may be re-planned
   if (!o_.quiet)
     std::printf("warmup: %d step%s%s\n", warmup, warmup == 1 ? "" : "s",

@@ -69,8 +69,8 @@ class TrainerImpl {
   TrainPrecision precision_ = TrainPrecision::F32;
   int first_step_ = 0;
   // A schedule planned from the time budget at start-up (not --max-steps, not a resume) is checked
-  // against the run's pace (train/time_budget.h): the next check's time (0: none), the previous
-  // check's time and step.
+  // against the run's pace (train/time_budget.h): the next check's time (seconds since run()
+  // started; 0: no more checks), the previous check's time (the slowest rank's) and step.
   double next_check_s_ = 0, last_check_s_ = 0;
   int last_check_step_ = 0;
   std::chrono::steady_clock::time_point start_;

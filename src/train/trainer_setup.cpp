@@ -278,6 +278,7 @@ int TrainerImpl::plan_total_steps() {
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   model_->params().zero_grad();
+  if (o_.test_startup_step_s > 0) best = o_.test_startup_step_s;
   best = dp_->max(best);  // every rank plans the same number of steps: the slowest rank's
   const double step_s = best * o_.grad_accum * 1.08;  // + optimizer and data
   const double eval_s = best / 3 * o_.eval_batches / o_.eval_every;
@@ -291,8 +292,8 @@ int TrainerImpl::plan_total_steps() {
 }
 
 // A check of the schedule's length against the pace since the previous check
-// (train/time_budget.h). Every rank takes the slowest rank's figures, so all re-plan alike; the
-// warmup stays as it was.
+// (train/time_budget.h). Every rank takes the slowest rank's figures, so all re-plan alike. The
+// warmup follows the new length (capped_warmup), as a resume from a later checkpoint derives it.
 void TrainerImpl::check_schedule(LrSchedule& sched) {
   const double budget = o_.time_limit_minutes * 60, elapsed = dp_->max(seconds());
   const double pace = std::max(1e-9, elapsed - last_check_s_) / (state_.step - last_check_step_);
@@ -300,13 +301,18 @@ void TrainerImpl::check_schedule(LrSchedule& sched) {
   if (next_check_s_ > kReplanUntil * budget + 1e-9) next_check_s_ = 0;  // the last check
   last_check_s_ = elapsed, last_check_step_ = state_.step;
   const int was = state_.total_steps;
-  const int now = std::max(sched.warmup_steps, replan_steps(was, state_.step, elapsed, budget, pace));
+  const int now = replan_steps(was, state_.step, elapsed, budget, pace);
   if (now == was) return;
+  const int warmup_was = sched.warmup_steps;
   state_.total_steps = sched.total_steps = now;
+  sched.warmup_steps = capped_warmup(o_.warmup_steps, now);  // <= now: a valid schedule
   if (!o_.quiet)
     std::printf("re-planned at step %d (%s elapsed): steps now take ~%.2f s with validation -> %d "
-                "steps (was %d)\n", state_.step, clock_text(elapsed).c_str(), pace, now, was);
-  log({{"step", state_.step}, {"replanned_total_steps", now}, {"planned_total_steps", was}});
+                "steps (was %d)%s\n", state_.step, clock_text(elapsed).c_str(), pace, now, was,
+                sched.warmup_steps == warmup_was ? ""
+                : format(", warmup {} steps (was {})", sched.warmup_steps, warmup_was).c_str());
+  log({{"step", state_.step}, {"replanned_total_steps", now}, {"previous_total_steps", was},
+       {"warmup_steps", sched.warmup_steps}});
 }
 
 bool TrainerImpl::out_of_time() const {
