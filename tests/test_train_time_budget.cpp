@@ -36,7 +36,7 @@ TEST(TimeBudget, ASlowerRunIsShortened) {
 }
 
 // The new length comes from the pace, not from the old plan (once it differs by more than 10%).
-TEST(TimeBudget, TheRecentPaceDecides) {
+TEST(TimeBudget, TheNewLengthDoesNotDependOnTheOldPlan) {
   EXPECT_EQ(replan_steps(456, 300, 60.0, 600.0, 0.125), replan_steps(3000, 300, 60.0, 600.0, 0.125));
 }
 
