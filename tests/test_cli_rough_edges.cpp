@@ -177,7 +177,9 @@ TEST_F(CliRoughEdges, TrainRefusesNonFiniteRatesAndBalancingWithoutExperts) {
   expect_short_error(train + "--min-lr nan", "--min-lr");
   expect_short_error(train + "--moe-bias-gamma nan", "--moe-bias-gamma");
   expect_short_error("train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
-                     " --max-steps -2", "must not be negative");
+                     " --max-steps -2", "--max-steps -2 must not be negative");
+  expect_short_error("train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
+                     " --time-limit-minutes -1", "--time-limit-minutes -1 must be a finite number");
   expect_short_error(train + "--moe-balance bias_update", "no mixture-of-experts layers");
   // γ is the rate of the bias update alone: with no experts or with the auxiliary loss it would
   // be ignored, so it is refused, naming the balancing in force.

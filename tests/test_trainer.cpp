@@ -284,3 +284,31 @@ TEST(Trainer, TimeBudgetedRunReplansAndFollowsTheLastPlan) {
   }
   EXPECT_GT(checked, 0);
 }
+
+// --max-steps sets the schedule and --time-limit-minutes may only cut it short. Here the clock
+// (3 s) must end a 1,000,000-step schedule first: the log says so at the last step taken, and
+// the checkpoint keeps the whole schedule's length, so --resume continues it. A schedule that
+// ends before the clock (2 steps) has no such record.
+TEST(Trainer, AClockThatCutsAStepScheduleShortSaysSo) {
+  Fixture f;
+  for (const int max_steps : {1000000, 2}) {
+    const std::string run = tmp("cut" + std::to_string(max_steps));
+    TrainOptions o = tiny_options(f, run);
+    o.max_steps = max_steps, o.time_limit_minutes = 0.05;
+    Trainer(o).run();
+    const TrainState s = read_train_state(run + "/checkpoint");
+    EXPECT_EQ(s.total_steps, max_steps);
+    int cuts = 0;
+    std::ifstream in(run + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line);
+      if (!j.contains("stopped_by_time_limit")) continue;
+      ++cuts;
+      EXPECT_EQ(j.at("step").get<int>(), s.step);
+      EXPECT_EQ(j.at("total_steps").get<int>(), max_steps);
+    }
+    EXPECT_EQ(cuts, max_steps == 2 ? 0 : 1) << "--max-steps " << max_steps;
+    if (max_steps == 2) EXPECT_EQ(s.step, 2);
+    else EXPECT_LT(s.step, max_steps);
+  }
+}

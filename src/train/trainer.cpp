@@ -1,6 +1,7 @@
 // The training loop. See trainer.h.
 #include "train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -82,7 +83,8 @@ void TrainerImpl::log(const nlohmann::json& j) {
 void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s) {
   if (o_.quiet) return;
   const double el = seconds(), per_step = el / std::max(1, step - first_step_);
-  const double eta = per_step * (state_.total_steps - step);
+  double eta = per_step * (state_.total_steps - step);  // the schedule's end, or the clock's
+  if (o_.time_limit_minutes > 0) eta = std::max(0.0, std::min(eta, o_.time_limit_minutes * 60 - el));
   const double flops = tok_s * train_flops_per_token(model_->config(), o_.seq_len);
   const MoeLoadSpread spread = moe_load_spread(dp_->expert_load());
   char experts[96] = "";
@@ -133,6 +135,7 @@ void TrainerImpl::log_step(double loss, double lr, double tok_s) {
 // Whether this step ends the session; ranks agree (a time limit is read on every rank's clock).
 bool TrainerImpl::is_last_step() {
   const bool timed_out = o_.time_limit_minutes > 0 && dp_->any(out_of_time());
+  cut_by_clock_ = timed_out && state_.step < state_.total_steps;
   return state_.step == state_.total_steps || timed_out ||
          (o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after);
 }
@@ -172,6 +175,7 @@ TrainSummary TrainerImpl::run() {
       report_validation(val = evaluate());
     }
     if (state_.step % o_.checkpoint_every == 0 || last) save_checkpoint_now();
+    if (last && cut_by_clock_) report_time_limit_cut();
     if (last) break;
   }
   if (std::isnan(val)) val = evaluate();

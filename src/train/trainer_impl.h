@@ -49,6 +49,7 @@ class TrainerImpl {
   void print_progress(int step, double loss, double lr, double tok_s);
   void save_checkpoint_now();
   bool out_of_time() const;
+  void report_time_limit_cut();
   double seconds() const;
   static std::string clock_text(double s);
   TrainSummary summary(double loss, double val, double tokens) const;
@@ -72,6 +73,7 @@ class TrainerImpl {
   // against the run's pace (train/time_budget.h): the next check's time (seconds since run()
   // started; 0: no more checks), the previous check's time (the slowest rank's) and step.
   double next_check_s_ = 0, last_check_s_ = 0;
+  bool cut_by_clock_ = false;  // the last step was the clock's, before the schedule's end
   int last_check_step_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

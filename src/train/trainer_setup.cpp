@@ -36,9 +36,9 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
              o_.seq_len, o_.grad_accum);
   LLM0_CHECK(o_.log_every > 0 && o_.eval_every > 0 && o_.checkpoint_every > 0 && o_.eval_batches > 0,
              "--log-every, --eval-every, --eval-batches and --checkpoint-every must be positive");
-  LLM0_CHECK(o_.max_steps >= 0 && o_.time_limit_minutes >= 0,
-             "--max-steps {} and --time-limit-minutes {} must not be negative", o_.max_steps,
-             o_.time_limit_minutes);
+  LLM0_CHECK(o_.max_steps >= 0, "--max-steps {} must not be negative", o_.max_steps);
+  LLM0_CHECK(std::isfinite(o_.time_limit_minutes) && o_.time_limit_minutes >= 0,
+             "--time-limit-minutes {} must be a finite number of minutes >= 0", o_.time_limit_minutes);
   LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
              "give --max-steps or --time-limit-minutes (both 0 means no end)");
   for (auto [name, v] : {std::pair{"--lr", o_.lr}, std::pair{"--min-lr", o_.min_lr},
@@ -268,7 +268,12 @@ void TrainerImpl::check_output_dir() const {
 // Steps that fit in the time limit: one timed forward+backward on a validation batch (the
 // weights and the training stream are untouched), plus evaluation overhead.
 int TrainerImpl::plan_total_steps() {
-  if (o_.max_steps > 0) return o_.max_steps;
+  if (o_.max_steps > 0) {  // the step count sets the schedule; a time limit may only cut it short
+    if (!o_.quiet && o_.time_limit_minutes > 0)
+      std::printf("schedule: %d steps (--max-steps); --time-limit-minutes %g stops the run sooner if "
+                  "the clock runs out first\n", o_.max_steps, o_.time_limit_minutes);
+    return o_.max_steps;
+  }
   val_loader_->eval_batch(0, eval_batch_);
   double best = 1e30;
   for (int r = 0; r < 2; ++r) {
@@ -313,6 +318,17 @@ void TrainerImpl::check_schedule(LrSchedule& sched) {
                 : format(", warmup {} steps (was {})", sched.warmup_steps, warmup_was).c_str());
   log({{"step", state_.step}, {"replanned_total_steps", now}, {"previous_total_steps", was},
        {"warmup_steps", sched.warmup_steps}});
+}
+
+// The clock ended the run before its schedule did (a --max-steps schedule, or a planned one whose
+// steps slowed after the last check): said on the terminal and in metrics.jsonl, since the learning
+// rate had not decayed to --min-lr and the checkpoint's schedule is unfinished.
+void TrainerImpl::report_time_limit_cut() {
+  if (!o_.quiet)
+    std::printf("time limit %g min reached at step %d of the %d-step schedule: stopped there (the "
+                "learning rate had not decayed to --min-lr; --resume continues the schedule)\n",
+                o_.time_limit_minutes, state_.step, state_.total_steps);
+  log({{"step", state_.step}, {"stopped_by_time_limit", true}, {"total_steps", state_.total_steps}});
 }
 
 bool TrainerImpl::out_of_time() const {
