@@ -177,7 +177,7 @@ TEST_F(CliRoughEdges, TrainRefusesNonFiniteRatesAndBalancingWithoutExperts) {
   expect_short_error(train + "--min-lr nan", "--min-lr");
   expect_short_error(train + "--moe-bias-gamma nan", "--moe-bias-gamma");
   expect_short_error("train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
-                     " --max-steps -2", "--max-steps -2 must not be negative");
+                     " --max-steps -2", "--max-steps -2 must be at least 0");
   expect_short_error("train" + train_inputs(dir) + " --out " + (dir / "refused").string() +
                      " --time-limit-minutes -1", "--time-limit-minutes -1 must be a finite number");
   expect_short_error(train + "--moe-balance bias_update", "no mixture-of-experts layers");
@@ -321,3 +321,70 @@ TEST_F(CliRoughEdges, BenchPeersRunsNpmInstallWhenNeeded) {
 }
 
 }  // namespace
+
+namespace {
+std::string file_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+}  // namespace
+
+// A run directory is never replaced by accident: continuing run A into a directory B that holds
+// another run (--resume A --out B) is refused like a fresh start there, and so is a failed
+// --overwrite's argument (checked before the old run's metrics are touched); --overwrite with
+// --resume of the run in --out itself is refused as a contradiction. With --overwrite, B takes
+// A's continuation and a fresh log (the steps after A's checkpoint).
+TEST_F(CliRoughEdges, TrainNeverReplacesAnotherRunWithoutOverwrite) {
+  const std::string common = "train" + train_inputs(dir) + " --threads 1 --quiet --batch-size 2 "
+                             "--seq-len 16 --eval-batches 1 --precision f32 --log-every 1 ";
+  const fs::path a = dir / "run_a", b = dir / "run_b";
+  ASSERT_EQ(cli(common + "--max-steps 4 --stop-after 2 --out " + a.string()).rc, 0);
+  ASSERT_EQ(cli(common + "--max-steps 3 --out " + b.string()).rc, 0);
+  const std::string b_model = file_bytes(b / "checkpoint" / "model.safetensors");
+  const std::string b_metrics = file_bytes(b / "metrics.jsonl");
+  ASSERT_FALSE(b_metrics.empty());
+  expect_short_error("train --data " + (dir / "corpus.txt").string() + " --threads 1 --resume " +
+                     a.string() + " --out " + b.string(), "holds another training run");
+  expect_short_error(common + "--max-steps 3 --out " + b.string() + " --overwrite --lr 0.1 --min-lr 1",
+                     "--min-lr 1 must not exceed --lr 0.1");
+  EXPECT_EQ(file_bytes(b / "checkpoint" / "model.safetensors"), b_model);
+  EXPECT_EQ(file_bytes(b / "metrics.jsonl"), b_metrics);
+  expect_short_error("train --data " + (dir / "corpus.txt").string() + " --threads 1 --resume " +
+                     a.string() + " --out " + a.string() + " --overwrite", "give one of them");
+  const CmdOut moved = cli("train --data " + (dir / "corpus.txt").string() + " --threads 1 --quiet "
+                           "--log-every 1 --resume " + a.string() + " --out " + b.string() +
+                           " --overwrite");
+  ASSERT_EQ(moved.rc, 0) << moved.err;
+  EXPECT_NE(moved.out.find("done: 4/4 steps"), std::string::npos) << moved.out;
+  const auto steps = logged_losses(b);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].first, 3);
+  EXPECT_EQ(steps[1].first, 4);
+}
+
+// Each refusal names the one flag that is wrong; a --max-steps schedule that the clock cuts, or a
+// --stop-after, says so on the done line even with --quiet.
+TEST_F(CliRoughEdges, TrainNamesTheWrongFlagAndWhatStoppedTheRun) {
+  const std::string train = "train" + train_inputs(dir) + " --threads 1 --batch-size 2 --seq-len 16 "
+                            "--eval-batches 1 --precision f32 --out " + (dir / "stops").string() + " ";
+  for (const auto& [flag, text] :
+       {std::pair{"--warmup-steps -5", "--warmup-steps -5 must be at least 0"},
+        std::pair{"--eval-every 0", "--eval-every 0 must be at least 1"},
+        std::pair{"--stop-after -1", "--stop-after -1 must be at least 0"},
+        std::pair{"--lr 0", "--lr 0 must be > 0"}}) {
+    const CmdOut r = cli(train + "--max-steps 2 " + flag);
+    EXPECT_NE(r.rc, 0) << flag;
+    EXPECT_NE(r.err.find(text), std::string::npos) << flag << " -> " << r.err;
+    for (const char* other : {"--lr", "--moe-bias-gamma", "--warmup-steps", "--eval-every"}) {
+      if (std::string(flag).rfind(other, 0) == 0) continue;  // the flag itself
+      EXPECT_EQ(r.err.find(other), std::string::npos) << flag << " -> " << r.err;
+    }
+  }
+  const CmdOut cut = cli(train + "--quiet --max-steps 1000000 --time-limit-minutes 0.02");
+  ASSERT_EQ(cut.rc, 0) << cut.err;
+  EXPECT_NE(cut.out.find("/1000000 steps (stopped by the time limit; --resume continues the schedule)"),
+            std::string::npos) << cut.out;
+  const CmdOut paused = cli(train + "--quiet --overwrite --max-steps 6 --stop-after 2");
+  ASSERT_EQ(paused.rc, 0) << paused.err;
+  EXPECT_NE(paused.out.find("done: 2/6 steps (stopped by --stop-after;"), std::string::npos) << paused.out;
+}

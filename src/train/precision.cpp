@@ -100,11 +100,11 @@ PrecisionChoice choose_precision(const std::string& requested, const ModelConfig
   const bool hw = kernel_isa() == Isa::Avx512Bf16;
   const std::string level = format("kernel level {}{}", isa_name(kernel_isa()),
                                    forced_isa() ? " (forced by LLM0_KERNEL)" : "");
-  if (requested == "f32") return {TrainPrecision::F32, "asked for (--precision f32)"};
+  if (requested == "f32") return {TrainPrecision::F32, "as asked: --precision f32"};
   if (requested == "bf16") {
     LLM0_CHECK(hw, "--precision bf16 needs BF16 dot products (AVX512_BF16's vdpbf16ps), which the "
                "{} lacks (use --precision f32 or auto)", level);
-    return {TrainPrecision::Bf16, "asked for (--precision bf16)"};
+    return {TrainPrecision::Bf16, "as asked: --precision bf16"};
   }
   if (!hw) return {TrainPrecision::F32, format("auto: no AVX512_BF16 at {}", level)};
   // One thread: which kernel does more work per core is a property of the core; the run's

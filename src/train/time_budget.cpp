@@ -13,7 +13,7 @@ int steps_for_budget(double budget_s, double step_s, double eval_s) {
              "steps_for_budget: budget {} s, step {} s, validation {} s per step (needs > 0, > 0, >= 0)",
              budget_s, step_s, eval_s);
   const double steps = std::floor(budget_s * 0.9 / (step_s + eval_s));
-  return (int)std::clamp(steps, 1.0, 1e9);
+  return (int)std::clamp(steps, 1.0, (double)kMaxPlannedSteps);
 }
 
 int replan_steps(int planned, int done, double elapsed_s, double budget_s, double pace_s) {
@@ -21,7 +21,7 @@ int replan_steps(int planned, int done, double elapsed_s, double budget_s, doubl
              "replan_steps: {} of {} steps in {} s of a {} s budget at {} s a step (needs 0 < done "
              "< planned, times > 0)", done, planned, elapsed_s, budget_s, pace_s);
   const double more = std::max(1.0, std::floor((0.95 * budget_s - elapsed_s) / pace_s));
-  const double total = std::min(done + more, 1e9);
+  const double total = std::min(done + more, (double)kMaxPlannedSteps);
   return std::abs(total - planned) <= 0.1 * planned ? planned : (int)total;
 }
 

@@ -10,15 +10,18 @@
 
 namespace llm0 {
 
+/// The longest schedule a plan or a re-plan gives (10⁹ steps: within an int, and years of steps).
+constexpr int kMaxPlannedSteps = 1000000000;
+
 /// Steps planned at start-up: 0.9 of `budget_s` (seconds) over `step_s` + `eval_s` (seconds per
-/// step of training and of its share of validation), at least 1 and at most 10⁹. Throws
+/// step of training and of its share of validation), at least 1 and at most kMaxPlannedSteps. Throws
 /// llm0::Error unless budget_s > 0 and step_s > 0 and eval_s >= 0.
 int steps_for_budget(double budget_s, double step_s, double eval_s);
 
 /// The re-planned schedule length after `done` steps and `elapsed_s` seconds of the run, the rest
 /// of the budget's 0.95 taken at `pace_s` seconds a step (the recent pace, validations and
 /// checkpoints included): done + floor((0.95·budget_s − elapsed_s) / pace_s), at least done + 1
-/// and at most 10⁹. Returns `planned` unchanged when the new length is within 10% of it (the
+/// and at most kMaxPlannedSteps. Returns `planned` unchanged when the new length is within 10% of it (the
 /// pace's noise moves no schedule). Throws llm0::Error unless 0 < done < planned, elapsed_s > 0, budget_s > 0, pace_s > 0.
 int replan_steps(int planned, int done, double elapsed_s, double budget_s, double pace_s);
 

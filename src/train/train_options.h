@@ -62,6 +62,8 @@ struct TrainSummary {
   double mfu_fma = 0;             // achieved / peak FLOP/s of the precision in use: the float32
                                   // FMA peak, or the BF16 dot-product peak (ledger/fma_peak.h)
   std::string precision = "f32";  // the products' precision used (train/precision.h)
+  std::string stopped_by;         // what ended the session before the schedule's last step:
+                                  // "the time limit", "--stop-after", or empty
   size_t parameters = 0;
 };
 

@@ -135,9 +135,10 @@ void TrainerImpl::log_step(double loss, double lr, double tok_s) {
 // Whether this step ends the session; ranks agree (a time limit is read on every rank's clock).
 bool TrainerImpl::is_last_step() {
   const bool timed_out = o_.time_limit_minutes > 0 && dp_->any(out_of_time());
-  cut_by_clock_ = timed_out && state_.step < state_.total_steps;
-  return state_.step == state_.total_steps || timed_out ||
-         (o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after);
+  const bool stopped = o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after;
+  const bool end = state_.step == state_.total_steps;
+  stopped_by_ = end ? "" : timed_out ? "the time limit" : stopped ? "--stop-after" : "";
+  return end || timed_out || stopped;
 }
 
 TrainSummary TrainerImpl::run() {
@@ -147,8 +148,11 @@ TrainSummary TrainerImpl::run() {
   LrSchedule sched{o_.lr, o_.min_lr, warmup, state_.total_steps};  // its length may be re-planned
   if (!o_.quiet)
     std::printf("warmup: %d step%s%s\n", warmup, warmup == 1 ? "" : "s",
-                warmup < o_.warmup_steps ? format(" (--warmup-steps {} capped at a tenth of the {}-step "
-                                                  "schedule)", o_.warmup_steps, state_.total_steps).c_str() : "");
+                warmup < o_.warmup_steps
+                    ? format(" ({} {} capped at a tenth of the {}-step schedule)",
+                             o_.given.count("--warmup-steps") ? "--warmup-steps"
+                             : o_.resume.empty() ? "the default warmup" : "the checkpoint's warmup",
+                             o_.warmup_steps, state_.total_steps).c_str() : "");
   if (!o_.quiet && o_.dropout > 0)
     std::printf("dropout: %g on the embeddings and each residual branch (training steps only)\n",
                 o_.dropout);
@@ -175,7 +179,9 @@ TrainSummary TrainerImpl::run() {
       report_validation(val = evaluate());
     }
     if (state_.step % o_.checkpoint_every == 0 || last) save_checkpoint_now();
-    if (last && cut_by_clock_) report_time_limit_cut();
+    if (state_.step % o_.eval_every == 0 || state_.step % o_.checkpoint_every == 0)
+      window_t = seconds(), window_tok = state_.tokens_seen;  // tok/s counts training steps only
+    if (last && stopped_by_ == "the time limit") report_time_limit_cut();
     if (last) break;
   }
   if (std::isnan(val)) val = evaluate();

@@ -30,7 +30,8 @@ class TrainerImpl {
   void load_corpus(std::vector<std::string>& train, std::vector<std::string>& val) const;
   void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
   void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
-  void check_output_dir() const;
+  bool check_output_dir() const;
+  void make_output_dir() const;
   void adopt_checkpoint_schedule(const TrainState& s);
   void check_resume_batch();
   uint64_t options_hash() const;
@@ -73,7 +74,7 @@ class TrainerImpl {
   // against the run's pace (train/time_budget.h): the next check's time (seconds since run()
   // started; 0: no more checks), the previous check's time (the slowest rank's) and step.
   double next_check_s_ = 0, last_check_s_ = 0;
-  bool cut_by_clock_ = false;  // the last step was the clock's, before the schedule's end
+  std::string stopped_by_;  // TrainSummary::stopped_by, set by is_last_step
   int last_check_step_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

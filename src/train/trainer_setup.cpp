@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 
 #include "core/comm.h"
 #include "core/cpu_features.h"
@@ -31,12 +32,17 @@ namespace llm0 {
 TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(!o_.out.empty(), "--out is required");
   if (!o_.resume.empty()) adopt_checkpoint_schedule(read_train_state(resolve_checkpoint_dir(o_.resume)));
-  LLM0_CHECK(o_.batch_size > 0 && o_.seq_len > 1 && o_.grad_accum > 0,
-             "batch_size={} seq_len={} grad_accum={} must be positive (seq_len >= 2)", o_.batch_size,
-             o_.seq_len, o_.grad_accum);
-  LLM0_CHECK(o_.log_every > 0 && o_.eval_every > 0 && o_.checkpoint_every > 0 && o_.eval_batches > 0,
-             "--log-every, --eval-every, --eval-batches and --checkpoint-every must be positive");
-  LLM0_CHECK(o_.max_steps >= 0, "--max-steps {} must not be negative", o_.max_steps);
+  for (auto [flag, v, least] : {std::tuple{"--batch-size", o_.batch_size, 1},
+                                 std::tuple{"--seq-len", o_.seq_len, 2},
+                                 std::tuple{"--grad-accum", o_.grad_accum, 1},
+                                 std::tuple{"--log-every", o_.log_every, 1},
+                                 std::tuple{"--eval-every", o_.eval_every, 1},
+                                 std::tuple{"--eval-batches", o_.eval_batches, 1},
+                                 std::tuple{"--checkpoint-every", o_.checkpoint_every, 1},
+                                 std::tuple{"--max-steps", o_.max_steps, 0},
+                                 std::tuple{"--stop-after", o_.stop_after, 0},
+                                 std::tuple{"--warmup-steps", o_.warmup_steps, 0}})
+    LLM0_CHECK(v >= least, "{} {} must be at least {}", flag, v, least);
   LLM0_CHECK(std::isfinite(o_.time_limit_minutes) && o_.time_limit_minutes >= 0,
              "--time-limit-minutes {} must be a finite number of minutes >= 0", o_.time_limit_minutes);
   LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
@@ -49,12 +55,18 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   // (the masks draw in float: a value that rounds to 1.0f, e.g. 0.99999999, is 1 there)
   LLM0_CHECK(std::isfinite(o_.dropout) && o_.dropout >= 0 && static_cast<float>(o_.dropout) < 1,
              "--dropout {} must be a probability in [0, 1)", o_.dropout);
-  LLM0_CHECK(o_.lr > 0 && o_.moe_bias_gamma > 0 && o_.warmup_steps >= 0,
-             "--lr {}, --moe-bias-gamma {} must be > 0 and --warmup-steps {} >= 0", o_.lr,
-             o_.moe_bias_gamma, o_.warmup_steps);
+  LLM0_CHECK(o_.lr > 0, "--lr {} must be > 0", o_.lr);
+  LLM0_CHECK(o_.moe_bias_gamma > 0, "--moe-bias-gamma {} must be > 0", o_.moe_bias_gamma);
+  LLM0_CHECK(o_.min_lr <= o_.lr, "--min-lr {} must not exceed --lr {} (the cosine decays from --lr "
+             "to --min-lr)", o_.min_lr, o_.lr);
+  if (!o_.resume.empty() && !o_.tokenizer.empty() && !o_.quiet)
+    std::printf("note: --resume uses the checkpoint's own tokenizer.json; --tokenizer %s is "
+                "ignored\n", o_.tokenizer.c_str());
   dp_ = std::make_unique<DataParallel>(o_.batch_size, o_.grad_accum, o_.test_fault,
                                        o_.allreduce_buckets);
   if (dp_->rank() != 0) o_.quiet = true;  // one voice: rank 0
+  // Only rank 0 writes (and its machine holds the run directory); refused before any work.
+  const bool fresh_log = dp_->rank() == 0 && check_output_dir();
   std::vector<std::string> train, val;
   load_corpus(train, val);
   setup_model_and_tokenizer(train);  // on --resume: the state read, the batch checked
@@ -71,10 +83,10 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
              model_->config().max_position_embeddings);
   choose_run_precision();
   setup_streams(train, val);
-  if (dp_->rank() == 0) {  // only rank 0 writes (and its machine holds the run directory)
-    check_output_dir();
-    if (o_.resume.empty())
-      fs::remove(o_.out + "/metrics.jsonl");  // a fresh run starts a fresh log
+  if (dp_->rank() == 0) {  // every check passed: the directory and its log may change now
+    make_output_dir();
+    if (fresh_log)
+      fs::remove(o_.out + "/metrics.jsonl");  // a fresh run, or another run's directory replaced
     else  // the interrupted run may have logged steps past its checkpoint: they are re-run
       drop_metrics_after(o_.out + "/metrics.jsonl", state_.step);
   }
@@ -251,11 +263,31 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
   micro_.assign((size_t)o_.grad_accum, Batch{});
 }
 
-void TrainerImpl::check_output_dir() const {
-  // Never discard a run by accident: starting fresh in a directory that holds one is an error.
-  LLM0_CHECK(!o_.resume.empty() || o_.overwrite || !fs::exists(o_.out + "/checkpoint"),
-             "{} already holds a training run: continue it with --resume {}, or pass --overwrite "
-             "to start over (its checkpoint and metrics will be replaced)", o_.out, o_.out);
+// Never discard a run by accident: starting fresh in a directory that holds one, or continuing
+// another run into it (--resume A --out B), is an error without --overwrite; --overwrite with
+// --resume of the run in --out itself is a contradiction. Writes nothing. Returns whether
+// metrics.jsonl starts afresh (it holds no step of the run being continued).
+bool TrainerImpl::check_output_dir() const {
+  std::error_code ec;
+  const bool holds_run = fs::exists(o_.out + "/checkpoint", ec);
+  const bool same_run = !o_.resume.empty() && holds_run &&
+                        fs::equivalent(resolve_checkpoint_dir(o_.resume), o_.out + "/checkpoint", ec);
+  LLM0_CHECK(!(same_run && o_.overwrite), "--overwrite starts over and --resume {} continues the "
+             "run in {}: give one of them", o_.resume, o_.out);
+  if (o_.resume.empty())
+    LLM0_CHECK(!holds_run || o_.overwrite, "{} already holds a training run: continue it with "
+               "--resume {}, or pass --overwrite to start over (its checkpoint and metrics will be "
+               "replaced)", o_.out, o_.out);
+  else
+    LLM0_CHECK(!holds_run || same_run || o_.overwrite, "{} holds another training run: --resume "
+               "{} there would replace it (pass --overwrite to allow that)", o_.out, o_.resume);
+  LLM0_CHECK(!fs::exists(o_.out, ec) || fs::is_directory(o_.out, ec), "--out {} is a file, not a directory",
+             o_.out);
+  return !same_run && (o_.resume.empty() || holds_run);
+}
+
+// Creates --out (after every check: bad input writes nothing) and proves it writable.
+void TrainerImpl::make_output_dir() const {
   std::error_code ec;
   fs::create_directories(o_.out, ec);
   const std::string probe = o_.out + "/.llm0-write-test";
@@ -289,8 +321,8 @@ int TrainerImpl::plan_total_steps() {
   const double eval_s = best / 3 * o_.eval_batches / o_.eval_every;
   const int steps = steps_for_budget(o_.time_limit_minutes * 60, step_s, eval_s);
   if (!o_.quiet)
-    std::printf("time budget %.1f min: one step takes ~%.2f s -> %d steps\n", o_.time_limit_minutes,
-                step_s, steps);
+    std::printf("time budget %g min: one step takes ~%.3g s -> %d steps%s\n", o_.time_limit_minutes,
+                step_s, steps, steps == kMaxPlannedSteps ? " (the most a plan may hold)" : "");
   next_check_s_ = kReplanEvery * o_.time_limit_minutes * 60;
   log({{"step", 0}, {"planned_total_steps", steps}});  // the start-up plan (log: rank 0 writes)
   return steps;
@@ -312,7 +344,7 @@ void TrainerImpl::check_schedule(LrSchedule& sched) {
   state_.total_steps = sched.total_steps = now;
   sched.warmup_steps = capped_warmup(o_.warmup_steps, now);  // <= now: a valid schedule
   if (!o_.quiet)
-    std::printf("re-planned at step %d (%s elapsed): steps now take ~%.2f s with validation -> %d "
+    std::printf("re-planned at step %d (%s elapsed): steps now take ~%.3g s with validation -> %d "
                 "steps (was %d)%s\n", state_.step, clock_text(elapsed).c_str(), pace, now, was,
                 sched.warmup_steps == warmup_was ? ""
                 : format(", warmup {} steps (was {})", sched.warmup_steps, warmup_was).c_str());
@@ -351,8 +383,13 @@ void TrainerImpl::choose_run_precision() {
                "differs from the checkpoint's {} (trainer_state.json); a run resumes in its own "
                "precision (omit --precision)", requested, state_.precision);
     requested = state_.precision;
+    LLM0_CHECK(requested != "bf16" || kernel_isa() == Isa::Avx512Bf16, "--resume {}: the run "
+               "trains in bf16, which needs BF16 dot products (AVX512_BF16's vdpbf16ps); this CPU "
+               "runs kernel level {}: resume it where the CPU has them", o_.resume,
+               isa_name(kernel_isa()));
   }
   PrecisionChoice c = choose_precision(requested, model_->config(), o_.batch_size * o_.seq_len);
+  if (!o_.resume.empty()) c.reason = "the checkpoint's: a run resumes in its own precision";
   const int bf16_ranks = (int)dp_->sum(c.precision == TrainPrecision::Bf16 ? 1.0 : 0.0);
   if (c.precision == TrainPrecision::Bf16 && bf16_ranks < dp_->ranks())
     c = {TrainPrecision::F32, c.reason + format("; {} of {} ranks chose bf16, so all use f32",
@@ -361,9 +398,9 @@ void TrainerImpl::choose_run_precision() {
   state_.precision = precision_name(precision_);
   model_->set_bf16_products(precision_ == TrainPrecision::Bf16);
   if (!o_.quiet)
-    std::printf("precision: %s (%s)%s\n", precision_ == TrainPrecision::Bf16
+    std::printf("precision: %s (%s)\n", precision_ == TrainPrecision::Bf16
                 ? "bf16 products, float32 accumulation, weights and AdamW" : "f32",
-                c.reason.c_str(), o_.resume.empty() ? "" : ", as the checkpoint");
+                c.reason.c_str());
 }
 
 void TrainerImpl::report_validation(double val) {
@@ -407,6 +444,7 @@ TrainSummary TrainerImpl::summary(double loss, double val, double tokens) const 
   s.mfu = flops / (peak_gflops_ * 1e9), s.mfu_fma = flops / (fma_gflops_ * 1e9);
   s.parameters = model_->num_parameters();
   s.precision = precision_name(precision_);
+  s.stopped_by = stopped_by_;
   return s;
 }
 

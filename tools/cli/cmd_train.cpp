@@ -33,7 +33,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--data", o.data, "Corpus: a directory from `llm0 data`, a text file or a directory")->required();
   cmd->add_option("--out", o.out, "Run directory (checkpoint/, metrics.jsonl, loss_curve.svg)")->required();
   cmd->add_option("--resume", o.resume, "Continue from this run or checkpoint directory");
-  cmd->add_option("--tokenizer", o.tokenizer, "Use this tokenizer.json instead of training one");
+  cmd->add_option("--tokenizer", o.tokenizer, "Use this tokenizer.json instead of training one (on --resume the checkpoint's is used)");
   cmd->add_option("--batch-size", o.batch_size, "Sequences per micro-batch (B)")->capture_default_str();
   cmd->add_option("--seq-len", o.seq_len, "Tokens per sequence (T)")->capture_default_str();
   cmd->add_option("--grad-accum", o.grad_accum, "Micro-batches per optimizer step")->capture_default_str();
@@ -60,7 +60,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--precision", o.precision, std::string("Matrix products: f32, bf16 (BF16 operands, float32 accumulation, weights and AdamW; needs AVX512_BF16) or auto (bf16 where this CPU has it and the run's products measure >= ") + margin + "x faster at start-up: a timing, so pass f32 or bf16 for runs you compare). A resume keeps the checkpoint's precision")->check(CLI::IsMember({"auto", "f32", "bf16"}))->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
-  cmd->add_flag("--overwrite", o.overwrite, "Start over in an --out directory that already holds a run");
+  cmd->add_flag("--overwrite", o.overwrite, "Replace the run an --out directory already holds: start over there, or (with --resume of another run) continue that run there");
   add_threads_option(cmd);
   cmd->callback([cmd] {
     default_threads_per_rank();
@@ -69,9 +69,11 @@ void register_train(CLI::App& app) {
     Trainer trainer(o);
     const TrainSummary s = trainer.run();
     if (comm::rank() != 0) return;
-    std::printf("done: %d/%d steps, %zu parameters | train loss %.4f | validation loss %.4f "
+    const std::string stopped =
+        s.stopped_by.empty() ? "" : " (stopped by " + s.stopped_by + "; --resume continues the schedule)";
+    std::printf("done: %d/%d steps%s, %zu parameters | train loss %.4f | validation loss %.4f "
                 "(perplexity %.2f) vs unigram baseline %.4f | %.0f tok/s | MFU %.1f%% of sgemm, %.1f%% of "
-                "%s peak\n", s.steps, s.total_steps, s.parameters, s.final_train_loss, s.final_val_loss,
+                "%s peak\n", s.steps, s.total_steps, stopped.c_str(), s.parameters, s.final_train_loss, s.final_val_loss,
                 std::exp(s.final_val_loss), s.unigram_entropy, s.tokens_per_second, 100 * s.mfu,
                 100 * s.mfu_fma, s.precision == "bf16" ? "BF16" : "FMA");
   });
