@@ -15,7 +15,7 @@ RUN=${RUN:-runs/${name#llm0-}}
 MINUTES=${MINUTES:-10}
 THREADS=${THREADS:-0}
 [ -f runs/corpus/train.jsonl ] || $LLM0 data --source fortunes-zh --output runs/corpus
-if [ -d "$RUN/checkpoint" ]; then  # keep the previous run instead of overwriting it
+if [ -d "$RUN/checkpoint" ] || [ -f "$RUN/metrics.jsonl" ]; then  # keep the previous run, not overwrite it
   rm -rf "$RUN.previous" && mv "$RUN" "$RUN.previous"
   echo "(the previous run was moved to $RUN.previous)"
 fi

@@ -360,10 +360,17 @@ TEST_F(CliRoughEdges, TrainNeverReplacesAnotherRunWithoutOverwrite) {
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].first, 3);
   EXPECT_EQ(steps[1].first, 4);
+  // A replacement that dies before its first checkpoint leaves its own log and no checkpoint of
+  // the run it replaced (a resume would mix the two); the log alone still counts as a run.
+  EXPECT_NE(cli(common + "--max-steps 3 --out " + b.string() + " --overwrite --test-fault die@2").rc, 0);
+  EXPECT_FALSE(fs::exists(b / "checkpoint"));
+  EXPECT_EQ(logged_losses(b).size(), 1u);
+  expect_short_error(common + "--max-steps 3 --out " + b.string(), "already holds a training run");
 }
 
-// Each refusal names the one flag that is wrong; a --max-steps schedule that the clock cuts, or a
-// --stop-after, says so on the done line even with --quiet.
+// Each refusal names the one flag that is wrong; a --max-steps schedule with a time limit says at
+// start which sets the schedule, and a clock cut or a --stop-after says so on the done line (the
+// latter checked with --quiet).
 TEST_F(CliRoughEdges, TrainNamesTheWrongFlagAndWhatStoppedTheRun) {
   const std::string train = "train" + train_inputs(dir) + " --threads 1 --batch-size 2 --seq-len 16 "
                             "--eval-batches 1 --precision f32 --out " + (dir / "stops").string() + " ";
@@ -371,7 +378,7 @@ TEST_F(CliRoughEdges, TrainNamesTheWrongFlagAndWhatStoppedTheRun) {
        {std::pair{"--warmup-steps -5", "--warmup-steps -5 must be at least 0"},
         std::pair{"--eval-every 0", "--eval-every 0 must be at least 1"},
         std::pair{"--stop-after -1", "--stop-after -1 must be at least 0"},
-        std::pair{"--lr 0", "--lr 0 must be > 0"}}) {
+        std::pair{"--lr 0", "--lr 0 must be a finite number > 0"}}) {
     const CmdOut r = cli(train + "--max-steps 2 " + flag);
     EXPECT_NE(r.rc, 0) << flag;
     EXPECT_NE(r.err.find(text), std::string::npos) << flag << " -> " << r.err;
@@ -380,8 +387,11 @@ TEST_F(CliRoughEdges, TrainNamesTheWrongFlagAndWhatStoppedTheRun) {
       EXPECT_EQ(r.err.find(other), std::string::npos) << flag << " -> " << r.err;
     }
   }
-  const CmdOut cut = cli(train + "--quiet --max-steps 1000000 --time-limit-minutes 0.02");
+  const CmdOut cut = cli(train + "--max-steps 1000000 --time-limit-minutes 0.02");
   ASSERT_EQ(cut.rc, 0) << cut.err;
+  EXPECT_NE(cut.out.find("schedule: 1000000 steps (--max-steps); --time-limit-minutes 0.02 stops the "
+                         "run sooner"), std::string::npos) << cut.out;
+  EXPECT_NE(cut.out.find("time limit 0.02 min reached at step "), std::string::npos) << cut.out;
   EXPECT_NE(cut.out.find("/1000000 steps (stopped by the time limit; --resume continues the schedule)"),
             std::string::npos) << cut.out;
   const CmdOut paused = cli(train + "--quiet --overwrite --max-steps 6 --stop-after 2");

@@ -47,7 +47,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
              "--time-limit-minutes {} must be a finite number of minutes >= 0", o_.time_limit_minutes);
   LLM0_CHECK(o_.max_steps > 0 || o_.time_limit_minutes > 0,
              "give --max-steps or --time-limit-minutes (both 0 means no end)");
-  for (auto [name, v] : {std::pair{"--lr", o_.lr}, std::pair{"--min-lr", o_.min_lr},
+  for (auto [name, v] : {std::pair{"--min-lr", o_.min_lr},
                          std::pair{"--weight-decay", o_.weight_decay},
                          std::pair{"--grad-clip", o_.grad_clip},
                          std::pair{"--moe-bias-gamma", o_.moe_bias_gamma}})
@@ -55,10 +55,11 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   // (the masks draw in float: a value that rounds to 1.0f, e.g. 0.99999999, is 1 there)
   LLM0_CHECK(std::isfinite(o_.dropout) && o_.dropout >= 0 && static_cast<float>(o_.dropout) < 1,
              "--dropout {} must be a probability in [0, 1)", o_.dropout);
-  LLM0_CHECK(o_.lr > 0, "--lr {} must be > 0", o_.lr);
+  LLM0_CHECK(std::isfinite(o_.lr) && o_.lr > 0, "--lr {} must be a finite number > 0", o_.lr);
   LLM0_CHECK(o_.moe_bias_gamma > 0, "--moe-bias-gamma {} must be > 0", o_.moe_bias_gamma);
-  LLM0_CHECK(o_.min_lr <= o_.lr, "--min-lr {} must not exceed --lr {} (the cosine decays from --lr "
-             "to --min-lr)", o_.min_lr, o_.lr);
+  LLM0_CHECK(o_.min_lr <= o_.lr, "--min-lr {}{} must not exceed --lr {}{} (the cosine decays from "
+             "--lr to --min-lr)", o_.min_lr, o_.given.count("--min-lr") ? "" : " (the default)",
+             o_.lr, o_.given.count("--lr") ? "" : " (the default)");
   if (!o_.resume.empty() && !o_.tokenizer.empty() && !o_.quiet)
     std::printf("note: --resume uses the checkpoint's own tokenizer.json; --tokenizer %s is "
                 "ignored\n", o_.tokenizer.c_str());
@@ -66,7 +67,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
                                        o_.allreduce_buckets);
   if (dp_->rank() != 0) o_.quiet = true;  // one voice: rank 0
   // Only rank 0 writes (and its machine holds the run directory); refused before any work.
-  const bool fresh_log = dp_->rank() == 0 && check_output_dir();
+  const bool replace_run = dp_->rank() == 0 && check_output_dir();
   std::vector<std::string> train, val;
   load_corpus(train, val);
   setup_model_and_tokenizer(train);  // on --resume: the state read, the batch checked
@@ -85,13 +86,17 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   setup_streams(train, val);
   if (dp_->rank() == 0) {  // every check passed: the directory and its log may change now
     make_output_dir();
-    if (fresh_log)
-      fs::remove(o_.out + "/metrics.jsonl");  // a fresh run, or another run's directory replaced
+    if (replace_run)  // a fresh run, or another run's files replaced: none of them may stay
+      for (const char* old : {"checkpoint", "metrics.jsonl", "loss_curve.svg"})
+        fs::remove_all(o_.out + "/" + old);
     else  // the interrupted run may have logged steps past its checkpoint: they are re-run
       drop_metrics_after(o_.out + "/metrics.jsonl", state_.step);
   }
   measure_peaks(true);
   if (state_.total_steps == 0) state_.total_steps = plan_total_steps();
+  else if (o_.resume.empty() && o_.time_limit_minutes > 0 && !o_.quiet)
+    std::printf("schedule: %d steps (--max-steps); --time-limit-minutes %g stops the run sooner if "
+                "the clock runs out first\n", state_.total_steps, o_.time_limit_minutes);
   state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
   state_.ranks = dp_->ranks();
   state_.has_schedule = true;
@@ -263,27 +268,29 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
   micro_.assign((size_t)o_.grad_accum, Batch{});
 }
 
-// Never discard a run by accident: starting fresh in a directory that holds one, or continuing
-// another run into it (--resume A --out B), is an error without --overwrite; --overwrite with
-// --resume of the run in --out itself is a contradiction. Writes nothing. Returns whether
-// metrics.jsonl starts afresh (it holds no step of the run being continued).
+// Never discard a run by accident: starting fresh in a directory that holds one (a checkpoint, or
+// the log of a run that died before its first), or continuing another run into it (--resume A
+// --out B), is an error without --overwrite; --overwrite with --resume of the run in --out itself
+// is a contradiction. Writes nothing. Returns whether the directory's run files are replaced
+// (anything but --resume of the run it holds): its old checkpoint and log then go together, so an
+// interrupted replacement never leaves one run's checkpoint beside another's log.
 bool TrainerImpl::check_output_dir() const {
   std::error_code ec;
-  const bool holds_run = fs::exists(o_.out + "/checkpoint", ec);
+  const bool holds_run = fs::exists(o_.out + "/checkpoint", ec) ||
+                         fs::exists(o_.out + "/metrics.jsonl", ec);
   const bool same_run = !o_.resume.empty() && holds_run &&
                         fs::equivalent(resolve_checkpoint_dir(o_.resume), o_.out + "/checkpoint", ec);
   LLM0_CHECK(!(same_run && o_.overwrite), "--overwrite starts over and --resume {} continues the "
              "run in {}: give one of them", o_.resume, o_.out);
   if (o_.resume.empty())
-    LLM0_CHECK(!holds_run || o_.overwrite, "{} already holds a training run: continue it with "
-               "--resume {}, or pass --overwrite to start over (its checkpoint and metrics will be "
-               "replaced)", o_.out, o_.out);
+    LLM0_CHECK(!holds_run || o_.overwrite, "{} already holds a training run (continue it with "
+               "--resume, or start over with --overwrite)", o_.out);
   else
     LLM0_CHECK(!holds_run || same_run || o_.overwrite, "{} holds another training run: --resume "
                "{} there would replace it (pass --overwrite to allow that)", o_.out, o_.resume);
   LLM0_CHECK(!fs::exists(o_.out, ec) || fs::is_directory(o_.out, ec), "--out {} is a file, not a directory",
              o_.out);
-  return !same_run && (o_.resume.empty() || holds_run);
+  return !same_run;
 }
 
 // Creates --out (after every check: bad input writes nothing) and proves it writable.
@@ -300,12 +307,7 @@ void TrainerImpl::make_output_dir() const {
 // Steps that fit in the time limit: one timed forward+backward on a validation batch (the
 // weights and the training stream are untouched), plus evaluation overhead.
 int TrainerImpl::plan_total_steps() {
-  if (o_.max_steps > 0) {  // the step count sets the schedule; a time limit may only cut it short
-    if (!o_.quiet && o_.time_limit_minutes > 0)
-      std::printf("schedule: %d steps (--max-steps); --time-limit-minutes %g stops the run sooner if "
-                  "the clock runs out first\n", o_.max_steps, o_.time_limit_minutes);
-    return o_.max_steps;
-  }
+  if (o_.max_steps > 0) return o_.max_steps;
   val_loader_->eval_batch(0, eval_batch_);
   double best = 1e30;
   for (int r = 0; r < 2; ++r) {
