@@ -137,7 +137,7 @@ bool TrainerImpl::is_last_step() {
   const bool timed_out = o_.time_limit_minutes > 0 && dp_->any(out_of_time());
   const bool stopped = o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after;
   const bool end = state_.step == state_.total_steps;
-  stopped_by_ = end ? "" : timed_out ? "the time limit" : stopped ? "--stop-after" : "";
+  stopped_by_ = end ? "" : timed_out ? kByClock : stopped ? "--stop-after" : "";
   return end || timed_out || stopped;
 }
 
@@ -174,14 +174,16 @@ TrainSummary TrainerImpl::run() {
     }
     if ((o_.check_sync_every > 0 && state_.step % o_.check_sync_every == 0) || last)
       dp_->check_in_sync(model_->params(), "after step " + std::to_string(state_.step));
-    if (state_.step % o_.eval_every == 0 || last) {
+    const bool validate = state_.step % o_.eval_every == 0 || last;
+    const bool save = state_.step % o_.checkpoint_every == 0 || last;
+    if (validate) {
       measure_peaks(false);  // the MFU denominators: the highest measurement so far
       report_validation(val = evaluate());
     }
-    if (state_.step % o_.checkpoint_every == 0 || last) save_checkpoint_now();
-    if (state_.step % o_.eval_every == 0 || state_.step % o_.checkpoint_every == 0)
+    if (save) save_checkpoint_now();
+    if (validate || save)
       window_t = seconds(), window_tok = state_.tokens_seen;  // tok/s counts training steps only
-    if (last && stopped_by_ == "the time limit") report_time_limit_cut();
+    if (last && stopped_by_ == kByClock) report_time_limit_cut();
     if (last) break;
   }
   if (std::isnan(val)) val = evaluate();

@@ -75,6 +75,7 @@ class TrainerImpl {
   // started; 0: no more checks), the previous check's time (the slowest rank's) and step.
   double next_check_s_ = 0, last_check_s_ = 0;
   std::string stopped_by_;  // TrainSummary::stopped_by, set by is_last_step
+  static constexpr const char* kByClock = "the time limit";  // stopped_by_ when the clock ended it
   int last_check_step_ = 0;
   std::chrono::steady_clock::time_point start_;
 };

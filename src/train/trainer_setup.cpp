@@ -304,10 +304,9 @@ void TrainerImpl::make_output_dir() const {
   fs::remove(probe, ec);
 }
 
-// Steps that fit in the time limit: one timed forward+backward on a validation batch (the
+// Steps that fit in the time limit (a run without --max-steps): one timed forward+backward on a validation batch (the
 // weights and the training stream are untouched), plus evaluation overhead.
 int TrainerImpl::plan_total_steps() {
-  if (o_.max_steps > 0) return o_.max_steps;
   val_loader_->eval_batch(0, eval_batch_);
   double best = 1e30;
   for (int r = 0; r < 2; ++r) {
