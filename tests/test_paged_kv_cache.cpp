@@ -178,12 +178,16 @@ struct PagedCase {
 // Paged attention = the double reference for pages of 1, 3 and 16 positions and the one-page
 // (contiguous) table, F32 rows (1e-5) and BF16 rows (the reference on the rounded K/V).
 TEST(PagedAttention, MatchesTheReferenceThroughEveryPageSize) {
-  // The last two: Dv past one 64-column tile (+ a tail of 8), rows that fill and split the 4-row
-  // tiles (13 queries x 3 heads), keys past a pair of 16-key vectors.
+  // {13, 70, ...} and {7, 41, ...}: Dv past one 64-column tile (+ a tail of 8), rows that fill and
+  // split the 4-row tiles (13 queries x 3 heads), keys past a pair of 16-key vectors. The last
+  // three, D a multiple of 16 and at most 4 heads per KV head: a query alone (and, with a window,
+  // every task) reads whole 16-key vectors straight from the rows, the rest through panels — the
+  // row-independence checks below compare the two.
   const PagedCase cases[] = {{1, 37, 6, 2, 8, 5, 1}, {5, 37, 6, 2, 8, 5, 3},
                              {11, 29, 4, 4, 7, 9, 16}, {3, 20, 5, 1, 16, 18, 16},
                              {9, 9, 3, 3, 20, 6, 1000}, {13, 70, 6, 2, 24, 72, 16},
-                             {7, 41, 4, 1, 64, 64, 5}};
+                             {7, 41, 4, 1, 64, 64, 5}, {6, 53, 4, 2, 32, 16, 7},
+                             {5, 40, 2, 1, 16, 8, 16}};
   for (const PagedCase& c : cases)
     for (bool bf16 : {false, true})
       for (int window : {0, 6})

@@ -6,8 +6,9 @@
 //   p_j  = e^(s_j − max) / Σ e^(s − max)   (simd::sum_exp over the row's own keys, from j0)
 //   o_c  = fma chain over j = j0 .. i of p_j · v_jc
 // q·k: the keys are transposed once per call and KV head into panels Kt[j / 16][d][16] (BF16
-// widened exactly; 16 × 16 blocks in registers), so a tile of 4 rows × 32 keys holds the lanes across keys and walks d in
-// order. p·v: a tile of 4 rows × 64 value columns walks the keys in order (a row's causal tail
+// widened exactly; 16 × 16 blocks in registers), so a tile of 4 rows × 32 keys holds the lanes
+// across keys and walks d in order; a decode step's single tile transposes its keys in registers
+// as it reads them, no panels written (the same chains). p·v: a tile of 4 rows × 64 value columns walks the keys in order (a row's causal tail
 // past the tile's shortest row continues its chain alone).
 #include <algorithm>
 #include <bit>
@@ -67,12 +68,12 @@ void transpose_keys(float* Kt, const T* const* rows, long off, int j0, int n, in
   }
 }
 
-// S[r][16 (v − v0) + lane] = scale · q_r·k for key vectors v ∈ [v0, v1) of Kt, RT rows.
+// S[r][16 (v − v0) + lane] = scale · q_r·k for key vectors v ∈ [va, vb) of Kt (which holds the
+// vectors from `first` on), RT rows.
 template <int RT, int NV>
-[[gnu::always_inline]] inline void qk_tile(float* const* S, const float* const* q, const float* Kt,
-                                           int v, int v0, int D, float scale) {
+[[gnu::always_inline]] inline void qk_tile(float* const* S, const float* const* q, const float* kt,
+                                           long col, int D, float scale) {
   f32x16 acc[RT][NV] = {};
-  const float* kt = Kt + (long)v * D * L;
   for (int d = 0; d < D; ++d) {
     f32x16 kv[NV];
     for (int c = 0; c < NV; ++c) kv[c] = simd::load(kt + ((long)c * D + d) * L);
@@ -82,15 +83,39 @@ template <int RT, int NV>
     }
   }
   for (int r = 0; r < RT; ++r)
-    for (int c = 0; c < NV; ++c) simd::store(S[r] + (long)(v + c - v0) * L, acc[r][c] * scale);
+    for (int c = 0; c < NV; ++c) simd::store(S[r] + col + (long)c * L, acc[r][c] * scale);
 }
 
 template <int RT>
-void qk_rows(float* const* S, const float* const* q, const float* Kt, int v0, int v1, int D,
-             float scale) {
-  int v = v0;
-  for (; v + 2 <= v1; v += 2) qk_tile<RT, 2>(S, q, Kt, v, v0, D, scale);
-  if (v < v1) qk_tile<RT, 1>(S, q, Kt, v, v0, D, scale);
+void qk_rows(float* const* S, const float* const* q, const float* Kt, int first, int va, int vb,
+             int v0, int D, float scale) {
+  int v = va;
+  for (; v + 2 <= vb; v += 2)
+    qk_tile<RT, 2>(S, q, Kt + (long)(v - first) * D * L, (long)(v - v0) * L, D, scale);
+  if (v < vb) qk_tile<RT, 1>(S, q, Kt + (long)(v - first) * D * L, (long)(v - v0) * L, D, scale);
+}
+
+// The same scores for whole key vectors v ∈ [va, vb) read from the rows (keys jlo + 16 v + m, KV
+// head offset `off`; D a multiple of 16): each 16 keys × 16 dims block is transposed in registers
+// and walked in d order, so every lane is the same fma chain as qk_tile's.
+template <int RT, class T>
+void qk_direct(float* const* S, const float* const* q, const T* const* K, long off, int jlo,
+               int va, int vb, int v0, int D, float scale) {
+  for (int v = va; v < vb; ++v) {
+    const T* const* r = K + jlo + (long)v * L;
+    f32x16 acc[RT] = {};
+    for (int d0 = 0; d0 < D; d0 += L) {
+      f32x16 blk[L];
+      for (int m = 0; m < L; ++m) blk[m] = simd::load(r[m] + off + d0);
+      simd::transpose16(blk);  // blk[d] = dim d0 + d of the 16 keys
+      for (int d = 0; d < L; ++d)
+        for (int i = 0; i < RT; ++i) {
+          const f32x16 qv = q[i][d0 + d] - f32x16{};  // broadcast
+          acc[i] += qv * blk[d];
+        }
+    }
+    for (int i = 0; i < RT; ++i) simd::store(S[i] + (long)(v - v0) * L, acc[i] * scale);
+  }
 }
 
 // out_r[c0 .. c0 + 16 NV) (+)= Σ_{j ∈ [ja, jb)} p_r[j − j0] · v_j[c], j in order; `cont`: the
@@ -147,11 +172,22 @@ void with_rows(int rt, F&& f) {
   }
 }
 
+// The keys of one KV head as a task reads them: key vectors (16 keys each, counted from jlo)
+// below `first` straight from the rows K (offset `off`), the others from the panels Kt.
+template <class T>
+struct KeyPanels {
+  const T* const* K;
+  long off;
+  int jlo, first;
+  const float* Kt;  // [vectors from `first`][D][16]
+};
+
 // One task: rows of queries [t0, t1) × the query heads of KV head g (all with the same first
 // visible key j0 — no window, or one query). Scratch: S [rows][keys] (scores, then p).
 template <class T>
-void attend_block(float* out, const float* q, const float* Kt, int jlo, const T* const* V,
+void attend_block(float* out, const float* q, const KeyPanels<T>& keys, const T* const* V,
                   const AttentionDims& d, int g, int t0, int t1, std::vector<float>& S) {
+  const int jlo = keys.jlo;
   const int group = d.H / d.Hkv, rows = (t1 - t0) * group;
   const int j0 = first_visible_key(d, d.q_offset + t0);
   const int i_max = d.q_offset + t1 - 1;
@@ -172,7 +208,10 @@ void attend_block(float* out, const float* q, const float* Kt, int jlo, const T*
   // q·k for every row over the keys of the tile's longest row (extra scores are not used).
   for (int r = 0; r < rows; r += kRows)
     with_rows(std::min(kRows, rows - r), [&](auto rt) {
-      qk_rows<decltype(rt)::value>(sr.data() + r, qr.data() + r, Kt, v0, v1, d.D, d.scale);
+      constexpr int RT = decltype(rt)::value;
+      const int vd = std::min(v1, std::max(v0, keys.first));  // [v0, vd) from the rows
+      qk_direct<RT>(sr.data() + r, qr.data() + r, keys.K, keys.off, jlo, v0, vd, v0, d.D, d.scale);
+      qk_rows<RT>(sr.data() + r, qr.data() + r, keys.Kt, keys.first, vd, v1, v0, d.D, d.scale);
     });
   // Softmax of each row over its own keys [j0, i]: p written over the scores from key j0 on.
   const int skip = j0 - (jlo + v0 * L);  // S index of key j0
@@ -207,24 +246,31 @@ template <class T>
 void paged(float* out, const float* q, const T* const* K, const T* const* V, const AttentionDims& d,
            bool parallel) {
   const int jlo = first_visible_key(d, d.q_offset), nk = d.Tk - jlo, nv = (nk + L - 1) / L;
-  const long kt_size = (long)nv * d.D * L;
-  thread_local std::vector<float> Kt;  // [Hkv][nv][D][16]
-  if (Kt.size() < (size_t)(kt_size * d.Hkv)) Kt.resize((size_t)(kt_size * d.Hkv));
-  float* kt = Kt.data();
   // Queries per task: 4 share a tile without a window (every row starts at key 0); with a
   // window each query starts elsewhere, so a task holds one.
   const int qb = d.window > 0 ? 1 : 4, blocks = (d.Tq + qb - 1) / qb;
   const long tasks = (long)d.Hkv * blocks;
+  // A task of at most kRows rows (a decode step: one query × a group of ≤ 4 heads) is a single
+  // q·k tile that reads each key once, so its whole 16-key vectors are transposed in registers
+  // as it reads them (qk_direct) and only a last partial vector goes through Kt; larger tasks
+  // share panels transposed once per KV head.
+  const bool direct = std::min(qb, d.Tq) * (d.H / d.Hkv) <= kRows && d.D % L == 0;
+  const int first = direct ? nk / L : 0;
+  const long kt_size = (long)(nv - first) * d.D * L;
+  thread_local std::vector<float> Kt;  // [Hkv][nv − first][D][16]
+  if (Kt.size() < (size_t)(kt_size * d.Hkv)) Kt.resize((size_t)(kt_size * d.Hkv));
+  float* kt = Kt.data();
 #pragma omp parallel if (parallel)
   {
 #pragma omp for schedule(static)
     for (int g = 0; g < d.Hkv; ++g)
-      transpose_keys(kt + g * kt_size, K, (long)g * d.D, jlo, nk, d.D);
+      transpose_keys(kt + g * kt_size, K, (long)g * d.D, jlo + first * L, nk - first * L, d.D);
     thread_local std::vector<float> S;
 #pragma omp for schedule(dynamic)
     for (long task = 0; task < tasks; ++task) {
       const int g = (int)(task % d.Hkv), b = (int)(task / d.Hkv);
-      attend_block(out, q, kt + g * kt_size, jlo, V, d, g, b * qb, std::min(d.Tq, (b + 1) * qb), S);
+      const KeyPanels<T> keys{K, (long)g * d.D, jlo, first, kt + g * kt_size};
+      attend_block(out, q, keys, V, d, g, b * qb, std::min(d.Tq, (b + 1) * qb), S);
     }
   }
 }
