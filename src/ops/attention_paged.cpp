@@ -8,8 +8,9 @@
 // q·k: the keys are transposed once per call and KV head into panels Kt[j / 16][d][16] (BF16
 // widened exactly; 16 × 16 blocks in registers), so a tile of 4 rows × 32 keys holds the lanes
 // across keys and walks d in order; a decode step's single tile transposes its keys in registers
-// as it reads them, no panels written (the same chains). p·v: a tile of 4 rows × 64 value columns walks the keys in order (a row's causal tail
-// past the tile's shortest row continues its chain alone).
+// as it reads them, no panels written (the same chains). p·v: a tile of 4 rows × 64 value
+// columns walks the keys in order (a row's causal tail past the tile's shortest row continues
+// its chain alone).
 #include <algorithm>
 #include <bit>
 #include <cstdint>
