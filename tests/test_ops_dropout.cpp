@@ -123,5 +123,29 @@ TEST(OpsDropout, SameMaskForAnyThreadCount) {
   EXPECT_EQ(one[n - 1] == 0.0f, !dropout_keeps(Dropout{0.3f, 99}, n - 1));
 }
 
+// A call that starts at element `first` of a tensor (a thread lane's rows, Dropout::first) keeps
+// exactly the elements the call over the whole tensor keeps, whatever the parity of the start and
+// of the length.
+TEST(OpsDropout, APartStartingAtFirstDrawsTheWholeTensorsMask) {
+  const size_t n = 1001;
+  std::mt19937 rng(3);
+  const auto x = test::rand_vec(n, rng);
+  const Dropout whole_draw{0.4f, 17};
+  std::vector<float> whole(n);
+  dropout_apply(whole.data(), x.data(), n, whole_draw.sub(5));
+  for (size_t first : {0, 1, 2, 333, 500}) {
+    for (size_t len : {1, 2, 7, 300}) {
+      Dropout d = whole_draw;
+      d.first = first;
+      std::vector<float> part(len);
+      dropout_apply(part.data(), x.data() + first, len, d.sub(5));  // sub keeps first
+      for (size_t i = 0; i < len; ++i) {
+        ASSERT_EQ(part[i], whole[first + i]) << "first " << first << " element " << i;
+        ASSERT_EQ(dropout_keeps(d, i), dropout_keeps(whole_draw, first + i));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llm0

@@ -23,6 +23,16 @@ void ParamStore::finalize() {
   LLM0_CHECK(!finalized_, "ParamStore finalized twice");
   data_ = aligned_zeros(total_);
   grad_ = aligned_zeros(total_);
+  values_ = data_.get();
+  finalized_ = true;
+}
+
+void ParamStore::finalize_sharing(ParamStore& owner) {
+  LLM0_CHECK(!finalized_, "ParamStore finalized twice");
+  LLM0_CHECK(owner.finalized_ && owner.total_ == total_ && owner.params_.size() == params_.size(),
+             "a store sharing another's values must declare the same parameters");
+  grad_ = aligned_zeros(total_);
+  values_ = owner.values_;
   finalized_ = true;
 }
 

@@ -28,11 +28,17 @@ class ParamStore {
   void declare(const std::string& name, Shape shape);
   /// Allocates the value and gradient buffers (zero-filled). Views are valid after this.
   void finalize();
+  /// Instead of finalize(): the values are `owner`'s buffer (read and written through it, not
+  /// copied), the gradients a zero-filled buffer of this store's own — a training lane
+  /// (train/thread_lanes.h). `owner` must have declared the same parameters, be finalized and
+  /// outlive this store; writes through this store count in this store's version() only.
+  /// Throws llm0::Error if this store is finalized or the parameters differ.
+  void finalize_sharing(ParamStore& owner);
 
   size_t size() const { return total_; }                 // floats in each buffer
   /// The values, writable: counts as a change of the weights (see version()).
-  float* data() { return touch(), data_.get(); }
-  const float* data() const { return data_.get(); }
+  float* data() { return touch(), values_; }
+  const float* data() const { return values_; }
   float* grad() { return grad_.get(); }
   const float* grad() const { return grad_.get(); }
   void zero_grad();
@@ -43,8 +49,8 @@ class ParamStore {
   const ParamInfo& info(const std::string& name) const;
   /// Pointer to the value / gradient of `name` (after finalize()). The writable value counts as a
   /// change of the weights (see version()).
-  float* value(const std::string& name) { return touch(), data_.get() + info(name).offset; }
-  const float* value(const std::string& name) const { return data_.get() + info(name).offset; }
+  float* value(const std::string& name) { return touch(), values_ + info(name).offset; }
+  const float* value(const std::string& name) const { return values_ + info(name).offset; }
   float* gradient(const std::string& name) { return grad_.get() + info(name).offset; }
   Tensor value_tensor(const std::string& name);
   /// How many times write access to the values was handed out (the non-const data(), value(),
@@ -61,6 +67,7 @@ class ParamStore {
   size_t total_ = 0;
   bool finalized_ = false;
   AlignedBuffer data_, grad_;
+  float* values_ = nullptr;  // data_, or the owner's (finalize_sharing)
   std::atomic<uint64_t> version_{0};
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "model/param_table.h"
 #include "model/plan.h"
 #include "ops/dropout.h"
 #include "ops/embedding.h"
@@ -19,9 +20,24 @@ Model::Model(const ModelConfig& cfg) : cfg_(cfg) {
   if (cfg_.position == PositionKind::Rope) {  // every position, once (see model.h rope_)
     rope_ = std::make_unique<RopeTable>(cfg_.rotary_dim(), cfg_.rope_theta);
     rope_->ensure(cfg_.max_position_embeddings);
+    rope_view_ = rope_.get();
   }
   declare_params();
   bind_layers();
+  index_layers();
+}
+
+Model::Model(LaneOf lane) : cfg_(lane.owner.cfg_), rope_view_(lane.owner.rope_view_) {
+  LLM0_CHECK(!lane.owner.bf16_weights(), "a training lane needs the float32 master weights; this "
+             "model holds BF16 inference weights");
+  declare_model_params(params_, cfg_);
+  params_.finalize_sharing(lane.owner.params_);
+  bind_layers();
+  index_layers();
+  set_bf16_products(lane.owner.bf16_products_);
+}
+
+void Model::index_layers() {
   // Blocks are declared one after the other (param_layout.cpp): each owns one contiguous range.
   for (int il = 0; il < cfg_.num_hidden_layers; ++il)
     layer_begin_.push_back(params_.info("model.layers." + std::to_string(il) + ".input_layernorm.weight").offset);

@@ -30,6 +30,15 @@ class Model {
   /// Declares and allocates all parameters (zero-filled; see init_weights / load_checkpoint).
   /// Throws llm0::Error if the config is invalid.
   explicit Model(const ModelConfig& cfg);
+  /// A training lane of `owner` (train/thread_lanes.h): owner's config and weights — its value
+  /// buffer and RoPE table, read in place, not copied — with gradients and training activations
+  /// of its own, and owner's BF16-products setting (set_bf16_products). For forward() and
+  /// backward(); it must not outlive owner. Throws llm0::Error if owner holds BF16 inference
+  /// weights (use_bf16_weights).
+  struct LaneOf {
+    Model& owner;
+  };
+  explicit Model(LaneOf lane);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -177,6 +186,7 @@ class Model {
   void declare_params();
   std::vector<Weight*> matrix_views(bool with_linear_attention);
   void bind_layers();
+  void index_layers();
   void embed(const int* tokens, const int* positions, int N, float* x) const;
   void ensure_plan(int B, int T);
 
@@ -195,6 +205,7 @@ class Model {
   // construction (read-only after: contexts share it). Memory: max_position_embeddings ×
   // rotary_dim × 4 bytes — 64 MiB for Llama 3's 131072 × 128, 4 MiB for 32768 × 32.
   std::unique_ptr<RopeTable> rope_;
+  const RopeTable* rope_view_ = nullptr;  // rope_, or a lane's owner's
   std::unique_ptr<TrainPlan> plan_;
   // Model::panels(): packed at weights version panels_version_ (model/panels.cpp).
   mutable std::mutex panels_mutex_;

@@ -31,7 +31,7 @@ void Model::bind_layers() {
     Block& blk = blocks_[(size_t)il];
     blk.norm1 = bind_norm(b, cfg_, p + "input_layernorm");
     blk.norm2 = bind_norm(b, cfg_, p + "post_attention_layernorm");
-    blk.mixer = make_mixer(cfg_, il, rope_.get());
+    blk.mixer = make_mixer(cfg_, il, rope_view_);
     blk.mixer->bind(b, p);
     blk.ffn = make_ffn(cfg_, il);
     blk.ffn->bind(b, p);

@@ -23,24 +23,31 @@ uint64_t splitmix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-Dropout Dropout::sub(uint64_t index) const { return {p, splitmix64(key + splitmix64(index + kGamma))}; }
+Dropout Dropout::sub(uint64_t index) const {
+  return {p, splitmix64(key + splitmix64(index + kGamma)), first};
+}
 
 bool dropout_keeps(const Dropout& d, size_t i) {
-  const uint64_t h = pair_bits(d.key, i / 2);
-  return (i % 2 ? h >> 32 : h & 0xFFFFFFFFull) < keep_below(d.p);
+  const size_t g = d.first + i;
+  const uint64_t h = pair_bits(d.key, g / 2);
+  return (g % 2 ? h >> 32 : h & 0xFFFFFFFFull) < keep_below(d.p);
 }
 
 void dropout_apply(float* y, const float* x, size_t n, const Dropout& d) {
   LLM0_CHECK(d.p >= 0 && d.p < 1, "dropout probability {} must be in [0, 1)", d.p);
   const uint64_t t = keep_below(d.p);
   const float scale = (float)(1.0 / (1.0 - (double)d.p));
-  const size_t pairs = (n + 1) / 2;
+  // Global pairs [first/2, (first + n + 1)/2): each hash gives the two elements of its pair that
+  // lie in this call's range.
+  const size_t k0 = d.first / 2, k1 = (d.first + n + 1) / 2;
 #pragma omp parallel for schedule(static) if (n > 65536)
-  for (size_t k = 0; k < pairs; ++k) {
+  for (size_t k = k0; k < k1; ++k) {
     const uint64_t h = pair_bits(d.key, k);
-    const size_t i = 2 * k;
-    y[i] = (h & 0xFFFFFFFFull) < t ? x[i] * scale : 0.0f;
-    if (i + 1 < n) y[i + 1] = (h >> 32) < t ? x[i + 1] * scale : 0.0f;
+    for (size_t g = 2 * k; g < 2 * k + 2; ++g) {
+      if (g < d.first || g >= d.first + n) continue;
+      const size_t i = g - d.first;
+      y[i] = ((g % 2 ? h >> 32 : h & 0xFFFFFFFFull) < t) ? x[i] * scale : 0.0f;
+    }
   }
 }
 

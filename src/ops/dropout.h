@@ -18,19 +18,23 @@ namespace llm0 {
 struct Dropout {
   float p = 0;
   uint64_t key = 0;
+  /// The index, in the whole batch's tensor, of a call's element 0: a thread lane's sequences
+  /// (train/thread_lanes.h) start inside the batch, and draw the masks the whole batch would.
+  size_t first = 0;
   bool active() const { return p > 0; }
-  /// The draw of a part (layer, site, micro-batch, ...): same p, key mixed with `index`.
+  /// The draw of a part (layer, site, micro-batch, ...): same p and first, key mixed with `index`.
   Dropout sub(uint64_t index) const;
 };
 
 /// SplitMix64's output function (Steele, Lea & Flood, OOPSLA 2014): a bijective 64-bit mix.
 uint64_t splitmix64(uint64_t z);
 
-/// Whether element i is kept by `d` (probability 1 − p, to within 2⁻³²): 32 bits of
-/// splitmix64(key + (⌊i/2⌋ + 1)·γ), the low half for even i, the high half for odd i.
+/// Whether element i of a call is kept by `d` (probability 1 − p, to within 2⁻³²): with
+/// g = first + i, 32 bits of splitmix64(key + (⌊g/2⌋ + 1)·γ), the low half for even g, the high
+/// half for odd g.
 bool dropout_keeps(const Dropout& d, size_t i);
 
-/// y[i] = keep(i) ? x[i] / (1 − p) : 0 for i < n (y may be x). Forward and backward are this same
+/// y[i] = keep(first + i) ? x[i] / (1 − p) : 0 for i < n (y may be x). Forward and backward are this same
 /// map under the same draw (the Jacobian is diagonal). Throws llm0::Error unless 0 <= p < 1.
 void dropout_apply(float* y, const float* x, size_t n, const Dropout& d);
 

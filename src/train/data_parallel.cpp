@@ -70,16 +70,22 @@ double DataParallel::gradients(Model& model, std::vector<Batch>& micro, double* 
   const bool overlap = buckets_ && share_.ranks > 1;
   const Model::GradsReady start = [&](size_t at, size_t n) { comm::start_sum(p.grad() + at, n); };
   step_load_.clear();
+  ThreadLanes& lanes = this->lanes(model);
   for (size_t m = 0; m < micro.size(); ++m) {
     Batch& b = micro[m];
     const Dropout draw = dropout.active() ? dropout.sub((uint64_t)rank()).sub(m) : Dropout{};
-    loss_sum += model.forward(b.inputs.data(), b.targets.data(), b.B, b.T, nullptr, draw);
-    add_expert_load(step_load_, model.expert_load());
-    model.backward(1.0f / (float)total, overlap && m + 1 == micro.size() ? start : nullptr);
+    loss_sum += lanes.forward(b.inputs.data(), b.targets.data(), b.B, b.T, nullptr, draw);
+    add_expert_load(step_load_, model.expert_load());  // MoE models run in one lane
+    lanes.backward(1.0f / (float)total, overlap && m + 1 == micro.size() ? start : nullptr);
   }
   allreduce_gradients(p);
   *targets = total;
   return sum(loss_sum) / total;
+}
+
+ThreadLanes& DataParallel::lanes(Model& model) {
+  if (!lanes_ || &lanes_->model() != &model) lanes_ = std::make_unique<ThreadLanes>(model);
+  return *lanes_;
 }
 
 void DataParallel::allreduce_gradients(ParamStore& params) {

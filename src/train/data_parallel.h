@@ -15,6 +15,7 @@
 #include "core/params.h"
 #include "model/model.h"
 #include "train/batch_loader.h"
+#include "train/thread_lanes.h"
 
 namespace llm0 {
 
@@ -62,12 +63,17 @@ class DataParallel {
   /// params().grad() holds d(global mean loss)/dθ on every rank. Returns the global mean loss
   /// (nats/target) and sets *targets to the global count of targets (ignored ones, < 0, excluded).
   /// `dropout`: the step's residual-dropout draw (Model::forward); micro-batch m of rank r trains
-  /// under dropout.sub(r).sub(m), so ranks and micro-batches draw independent masks.
+  /// under dropout.sub(r).sub(m), so ranks and micro-batches draw independent masks. Each
+  /// micro-batch runs in thread lanes (train/thread_lanes.h) when the process has several threads.
   double step_gradients(Model& model, BatchLoader& loader, std::vector<Batch>& micro,
                         double* targets, const Dropout& dropout = {});
   /// The same for micro-batches already filled (tests): micro[m] is micro-batch m of this rank.
   double gradients(Model& model, std::vector<Batch>& micro, double* targets,
                    const Dropout& dropout = {});
+  /// The thread lanes (train/thread_lanes.h) this object runs `model`'s micro-batches in (made on
+  /// the first call; a call with another model makes new ones): evaluation forwards through them
+  /// too, so the model keeps one activation plan.
+  ThreadLanes& lanes(Model& model);
   /// Per MoE layer, the tokens routed to each expert over this rank's micro-batches of the last
   /// step_gradients / gradients call (summed, so --grad-accum A of batch B counts as batch A·B);
   /// empty for dense models.
@@ -100,6 +106,7 @@ class DataParallel {
   RankShare share_;
   AllreduceStats stats_;
   std::vector<Model::ExpertLoad> step_load_;
+  std::unique_ptr<ThreadLanes> lanes_;  // of the model of the last call
   bool buckets_ = false;
   enum class Fault { None, Desync, Die } fault_ = Fault::None;
   int fault_step_ = 0;

@@ -68,8 +68,8 @@ double TrainerImpl::evaluate() {
   for (int64_t i = dp_->rank(); i < n; i += dp_->ranks()) {
     val_loader_->eval_batch(i, eval_batch_);
     long c = 0;
-    sum += model_->forward(eval_batch_.inputs.data(), eval_batch_.targets.data(), eval_batch_.B,
-                           eval_batch_.T, &c);
+    sum += dp_->lanes(*model_).forward(eval_batch_.inputs.data(), eval_batch_.targets.data(),
+                                       eval_batch_.B, eval_batch_.T, &c);
     count += (double)c;
   }
   return dp_->sum(sum) / std::max(1.0, dp_->sum(count));

@@ -311,8 +311,9 @@ int TrainerImpl::plan_total_steps() {
   double best = 1e30;
   for (int r = 0; r < 2; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    model_->forward(eval_batch_.inputs.data(), eval_batch_.targets.data(), eval_batch_.B, eval_batch_.T);
-    model_->backward(0.0f);
+    ThreadLanes& lanes = dp_->lanes(*model_);  // as the training steps run
+    lanes.forward(eval_batch_.inputs.data(), eval_batch_.targets.data(), eval_batch_.B, eval_batch_.T);
+    lanes.backward(0.0f);
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   model_->params().zero_grad();
@@ -425,9 +426,11 @@ void TrainerImpl::measure_peaks(bool startup) {
   peak_gflops_ = startup ? all_sgemm : std::max(peak_gflops_, all_sgemm);
   fma_gflops_ = startup ? all_fma : std::max(fma_gflops_, all_fma);
   if (!startup || o_.quiet || dp_->rank() != 0) return;
-  std::printf("machine: %s, %d thread%s%s | %s | %s peak %.0f GFLOP/s (%s) | sgemm %.0f GFLOP/s "
+  const int lanes = dp_->lanes(*model_).lanes_for(o_.batch_size);
+  std::printf("machine: %s, %d thread%s%s%s | %s | %s peak %.0f GFLOP/s (%s) | sgemm %.0f GFLOP/s "
               "= %.0f%% of it\n", cpu_model_name().c_str(), num_threads(), num_threads() == 1 ? "" : "s",
               dp_->ranks() > 1 ? format(" per rank, {} ranks", dp_->ranks()).c_str() : "",
+              lanes > 1 ? format(" as {} thread lanes of the batch's sequences", lanes).c_str() : "",
               openblas_core_line().c_str(), peak_name(), fma, isa_name(kernel_isa()), sgemm,
               100 * sgemm / fma);
   if (sgemm < 0.5 * fma && precision_ == TrainPrecision::F32)

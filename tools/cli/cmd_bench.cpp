@@ -47,6 +47,7 @@
 #include "ops/bf16_kernels.h"
 #include "train/adamw.h"
 #include "train/precision.h"
+#include "train/thread_lanes.h"
 
 namespace llm0::cli {
 
@@ -93,11 +94,12 @@ void run_bench_train(const TrainBenchArgs& a) {
   std::uniform_int_distribution<int> pick(0, cfg.vocab_size - 1);
   for (size_t i = 0; i < n; ++i) tokens[i] = pick(rng), targets[i] = pick(rng);
   double loss = 0;
+  ThreadLanes lanes(model);  // as llm0 train: the batch's sequences shared out over the threads
   auto step = [&] {
     model.params().zero_grad();
     long count = 0;
-    loss = model.forward(tokens.data(), targets.data(), a.batch, a.seq, &count) / (double)count;
-    model.backward(1.0f / (float)count);
+    loss = lanes.forward(tokens.data(), targets.data(), a.batch, a.seq, &count) / (double)count;
+    lanes.backward(1.0f / (float)count);
     opt.step(model.params(), 1e-4);
   };
   for (int i = 0; i < a.warmup; ++i) step();
@@ -108,7 +110,8 @@ void run_bench_train(const TrainBenchArgs& a) {
   const double tok_s = (double)n * a.steps / secs;
   const double gflops = tok_s * train_flops_per_token(cfg, a.seq) / 1e9;
   nlohmann::json j = {{"engine", "llm0"}, {"bench", "train"}, {"config", a.config},
-                      {"threads", num_threads()}, {"batch_size", a.batch}, {"seq_len", a.seq},
+                      {"threads", num_threads()}, {"lanes", lanes.lanes_for(a.batch)},
+                      {"batch_size", a.batch}, {"seq_len", a.seq},
                       {"steps", a.steps}, {"num_parameters", model.num_parameters()},
                       {"matmul_parameters", matmul_parameters(cfg)},
                       {"seconds_per_step", secs / a.steps},
