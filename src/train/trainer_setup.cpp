@@ -349,7 +349,8 @@ void TrainerImpl::check_schedule(LrSchedule& sched) {
     std::printf("re-planned at step %d (%s elapsed): steps now take ~%.3g s with validation -> %d "
                 "steps (was %d)%s\n", state_.step, clock_text(elapsed).c_str(), pace, now, was,
                 sched.warmup_steps == warmup_was ? ""
-                : format(", warmup {} steps (was {})", sched.warmup_steps, warmup_was).c_str());
+                : format(", warmup {} step{} (was {})", sched.warmup_steps,
+                         sched.warmup_steps == 1 ? "" : "s", warmup_was).c_str());
   log({{"step", state_.step}, {"replanned_total_steps", now}, {"previous_total_steps", was},
        {"warmup_steps", sched.warmup_steps}});
 }
