@@ -34,8 +34,9 @@ uint64_t splitmix64(uint64_t z);
 /// half for odd g.
 bool dropout_keeps(const Dropout& d, size_t i);
 
-/// y[i] = keep(first + i) ? x[i] / (1 − p) : 0 for i < n (y may be x). Forward and backward are this same
-/// map under the same draw (the Jacobian is diagonal). Throws llm0::Error unless 0 <= p < 1.
+/// y[i] = keep(first + i) ? x[i] / (1 − p) : 0 for i < n (y may be x). Forward and backward are
+/// this same map under the same draw (the Jacobian is diagonal). Throws llm0::Error unless
+/// 0 <= p < 1.
 void dropout_apply(float* y, const float* x, size_t n, const Dropout& d);
 
 }  // namespace llm0
