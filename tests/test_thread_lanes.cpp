@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "core/check.h"
@@ -50,6 +51,12 @@ std::vector<Kind> kinds() {
 
 Dropout draw() { return Dropout{0.2f, 0xD0}; }
 
+// Inputs and next-token targets [B, T] of one random token stream.
+std::pair<std::vector<int>, std::vector<int>> next_token_batch(const ModelConfig& c, unsigned seed) {
+  const auto tokens = random_tokens(B * T + 1, c.vocab_size, seed);
+  return {{tokens.begin(), tokens.end() - 1}, {tokens.begin() + 1, tokens.end()}};
+}
+
 // Lanes of `model` at `threads` threads.
 Grads lanes(Model& model, int threads, const std::vector<int>& x, const std::vector<int>& y) {
   set_num_threads(threads);
@@ -66,8 +73,7 @@ Grads lanes(Model& model, int threads, const std::vector<int>& x, const std::vec
 TEST(ThreadLanes, EqualTheSumOfOneModelPerLane) {
   for (const Kind& k : kinds()) {
     SCOPED_TRACE(k.name);
-    const auto tokens = random_tokens(B * T + 1, k.cfg.vocab_size, 3);
-    const std::vector<int> x(tokens.begin(), tokens.end() - 1), y(tokens.begin() + 1, tokens.end());
+    const auto [x, y] = next_token_batch(k.cfg, 3);
     Model model(k.cfg);
     random_weights(model, 7, 0.1);
     for (int R : {2, 3}) {
@@ -106,8 +112,7 @@ TEST(ThreadLanes, EqualTheSumOfOneModelPerLane) {
 TEST(ThreadLanes, AgreeWithTheWholeBatchAtOneThread) {
   for (const Kind& k : kinds()) {
     SCOPED_TRACE(k.name);
-    const auto tokens = random_tokens(B * T + 1, k.cfg.vocab_size, 4);
-    const std::vector<int> x(tokens.begin(), tokens.end() - 1), y(tokens.begin() + 1, tokens.end());
+    const auto [x, y] = next_token_batch(k.cfg, 4);
     Model model(k.cfg);
     random_weights(model, 8, 0.1);
     const Grads one = lanes(model, 1, x, y);  // one lane: the model itself, the whole batch
