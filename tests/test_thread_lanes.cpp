@@ -52,7 +52,8 @@ std::vector<Kind> kinds() {
 Dropout draw() { return Dropout{0.2f, 0xD0}; }
 
 // Inputs and next-token targets [B, T] of one random token stream.
-std::pair<std::vector<int>, std::vector<int>> next_token_batch(const ModelConfig& c, unsigned seed) {
+std::pair<std::vector<int>, std::vector<int>> next_token_batch(const ModelConfig& c,
+                                                             unsigned seed) {
   const auto tokens = random_tokens(B * T + 1, c.vocab_size, seed);
   return {{tokens.begin(), tokens.end() - 1}, {tokens.begin() + 1, tokens.end()}};
 }
