@@ -18,45 +18,21 @@
 #include "train/train_state.h"
 #include "train/trainer.h"
 #include "test_util.h"
+#include "train_fixtures.h"
 
 using namespace llm0;
 namespace fs = std::filesystem;
+
+using testing_fixtures::short_run;
+using testing_fixtures::tiny_options;
 
 namespace {
 
 std::string tmp(const std::string& name) { return test::fresh_temp_path("train", name); }
 
-// 400 Tang/Song poems as blank-line separated text, and a tiny GQA config.
-struct Fixture {
-  std::string dir = tmp("fixture"), corpus = dir + "/poems.txt", config = dir + "/config.json";
-  Fixture() {
-    fs::create_directories(dir);
-    std::vector<std::string> docs = fortunes_zh_documents();
-    std::ofstream out(corpus);
-    for (size_t i = 0; i < 400 && i < docs.size(); ++i) out << docs[i] << "\n\n";
-    std::ofstream(config) << R"({"vocab_size": 384, "hidden_size": 48, "intermediate_size": 96,
-      "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 12,
-      "max_position_embeddings": 64, "rms_norm_eps": 1e-5, "rope_theta": 10000.0})";
-  }
+struct Fixture : testing_fixtures::TrainFixture {
+  Fixture() : TrainFixture("train") {}
 };
-
-TrainOptions tiny_options(const Fixture& f, const std::string& out) {
-  TrainOptions o;
-  o.config = f.config, o.data = f.corpus, o.out = out;
-  o.batch_size = 4, o.seq_len = 32, o.max_steps = 80, o.lr = 1e-2, o.min_lr = 3e-4;
-  o.warmup_steps = 5, o.eval_every = 40, o.eval_batches = 4, o.checkpoint_every = 40;
-  o.log_every = 1, o.quiet = true, o.seed = 7;
-  o.precision = "f32";  // auto's choice is a timing; the runs compared here must not depend on it
-  return o;
-}
-
-// A short finished run in `run` (its checkpoint is what the tests below poke at).
-TrainOptions short_run(const Fixture& f, const std::string& run, int steps) {
-  TrainOptions o = tiny_options(f, run);
-  o.max_steps = steps;
-  Trainer(o).run();
-  return o;
-}
 
 }  // namespace
 
