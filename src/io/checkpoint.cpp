@@ -33,11 +33,17 @@ CheckpointWriter::~CheckpointWriter() {
 
 std::string CheckpointWriter::path(const std::string& file) const { return tmp_ + "/" + file; }
 
+// The complete checkpoint a reader would load (resolve_checkpoint_dir: DIR, else DIR.old) stays
+// until the new one is in place. Normally that is DIR: DIR.old (a leftover) goes, DIR moves aside.
+// After a crash between the two renames of an earlier commit it is DIR.old (DIR is absent, or
+// lacks config.json): DIR.old is kept and whatever DIR holds is replaced.
 void CheckpointWriter::commit() {
   std::error_code ec;
   const std::string old = dir_ + ".old";
-  fs::remove_all(old, ec);
-  if (fs::exists(dir_)) {
+  const bool old_is_latest =
+      !fs::exists(dir_ + "/config.json", ec) && fs::exists(old + "/config.json", ec);
+  fs::remove_all(old_is_latest ? dir_ : old, ec);
+  if (!old_is_latest && fs::exists(dir_)) {
     fs::rename(dir_, old, ec);
     LLM0_CHECK(!ec, "cannot move old checkpoint {} aside ({})", dir_, ec.message());
   }

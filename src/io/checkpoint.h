@@ -21,7 +21,11 @@ class CheckpointWriter {
   ~CheckpointWriter();
   /// Path of `file` inside the temporary directory (write your files there before commit()).
   std::string path(const std::string& file) const;
-  /// Renames DIR.tmp to DIR (the old DIR, if any, is moved aside first and then deleted).
+  /// Renames DIR.tmp to DIR (the old DIR, if any, is moved aside to DIR.old first and then
+  /// deleted). The complete checkpoint a reader would load stays until the new one is in place:
+  /// where a crash between the two renames of an earlier commit left DIR.old as the only one (DIR
+  /// absent or without config.json), DIR.old is kept and deleted last. Throws llm0::Error naming
+  /// the directory if a rename fails.
   void commit();
 
  private:

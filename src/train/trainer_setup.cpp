@@ -87,7 +87,8 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   if (dp_->rank() == 0) {  // every check passed: the directory and its log may change now
     make_output_dir();
     if (replace_run)  // a fresh run, or another run's files replaced: none of them may stay
-      for (const char* old : {"checkpoint", "metrics.jsonl", "loss_curve.svg"})
+      for (const char* old : {"checkpoint", "checkpoint.old", "checkpoint.tmp", "metrics.jsonl",
+                              "loss_curve.svg"})
         fs::remove_all(o_.out + "/" + old);
     else  // the interrupted run may have logged steps past its checkpoint: they are re-run
       drop_metrics_after(o_.out + "/metrics.jsonl", state_.step);
@@ -140,6 +141,20 @@ void TrainerImpl::adopt_checkpoint_schedule(const TrainState& s) {
   if (!ga_given)
     o_.grad_accum = o_.batch_size > 0 && global % (ranks * o_.batch_size) == 0
                         ? static_cast<int>(global / (ranks * o_.batch_size)) : s.grad_accum;
+}
+
+// A resume from DIR.old because DIR is missing or incomplete (resolve_checkpoint_dir's fallback)
+// says so: the newer checkpoint's commit was interrupted between its two renames, and the steps
+// after DIR.old's are trained again.
+void TrainerImpl::report_interrupted_commit(const std::string& dir) const {
+  const fs::path old(dir);
+  const std::string latest = fs::path(old).replace_extension().string();
+  std::error_code ec;
+  if (o_.quiet || old.extension() != ".old" || fs::exists(latest + "/config.json", ec)) return;
+  std::printf("note: %s %s (a crash interrupted the commit of a newer checkpoint): resuming from "
+              "the last complete one, %s (step %d)\n", latest.c_str(),
+              fs::exists(latest, ec) ? "is incomplete (no config.json)" : "is missing", dir.c_str(),
+              state_.step);
 }
 
 // Resuming needs the same global batch (sequences per step) and seq_len; the split into ranks,
@@ -197,6 +212,7 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
     tokenizer_ = std::make_unique<Tokenizer>(Tokenizer::load(dir + "/tokenizer.json"));
     opt_ = std::make_unique<AdamW>(model_->params(), AdamWConfig{0.9, 0.95, 1e-8, o_.weight_decay});
     state_ = load_train_state(dir, model_->params(), *opt_);
+    report_interrupted_commit(dir);
     check_resume_batch();
     if (!o_.config.empty() && !o_.quiet)
       std::printf("note: --resume uses the checkpoint's own config.json; --config %s is ignored\n",
@@ -274,12 +290,16 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
 // is a contradiction. Writes nothing. Returns whether the directory's run files are replaced
 // (anything but --resume of the run it holds): its old checkpoint and log then go together, so an
 // interrupted replacement never leaves one run's checkpoint beside another's log.
+// The run's checkpoint is RUN/checkpoint, or RUN/checkpoint.old where a crash between the two
+// renames of a checkpoint commit left only that (io/checkpoint.h): --resume of either is this run.
 bool TrainerImpl::check_output_dir() const {
   std::error_code ec;
-  const bool holds_run = fs::exists(o_.out + "/checkpoint", ec) ||
+  const std::string ckpt = o_.out + "/checkpoint", old = ckpt + ".old";
+  const bool holds_run = fs::exists(ckpt, ec) || fs::exists(old, ec) ||
                          fs::exists(o_.out + "/metrics.jsonl", ec);
-  const bool same_run = !o_.resume.empty() && holds_run &&
-                        fs::equivalent(resolve_checkpoint_dir(o_.resume), o_.out + "/checkpoint", ec);
+  const std::string resumed = o_.resume.empty() ? "" : resolve_checkpoint_dir(o_.resume);
+  const bool same_run = !resumed.empty() && holds_run &&
+                        (fs::equivalent(resumed, ckpt, ec) || fs::equivalent(resumed, old, ec));
   LLM0_CHECK(!(same_run && o_.overwrite), "--overwrite starts over and --resume {} continues the "
              "run in {}: give one of them", o_.resume, o_.out);
   if (o_.resume.empty())
