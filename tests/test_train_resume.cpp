@@ -1,14 +1,18 @@
 // Resuming honestly (issue 43): every state a crash inside a checkpoint commit can leave
 // (io/checkpoint.h: DIR.tmp written, DIR.old removed, DIR -> DIR.old, DIR.tmp -> DIR, DIR.old
 // removed) resumes from the last complete checkpoint and ends bit for bit where the uninterrupted
-// run ends, saying so where it had to fall back on checkpoint.old.
+// run ends, saying so where it had to fall back on checkpoint.old; a resume with another thread
+// count says that its bits will differ.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "core/check.h"
+#include "core/threads.h"
 #include "io/checkpoint.h"
 #include "train/train_state.h"
 #include "train/trainer.h"
@@ -146,4 +150,41 @@ TEST(TrainResume, ACommitAfterAnInterruptedOneKeepsTheLastCompleteCheckpoint) {
   }
   EXPECT_TRUE(read_file(ckpt + "/model.safetensors") == weights);
   EXPECT_FALSE(fs::exists(ckpt + ".old"));
+}
+
+// trainer_state.json records the threads per process; a resume with another count continues the
+// run and says that its bits will differ from an uninterrupted run's (train/thread_lanes.h); the
+// same count, or a checkpoint from before the count was recorded, says nothing.
+TEST(TrainResume, AnotherThreadCountIsSaidToChangeTheBits) {
+  testing_fixtures::TrainFixture f("train_resume");
+  const int threads = num_threads(), other = threads == 1 ? 2 : 1;
+  const std::string run = tmp("threads");
+  run_until(f, run, 4);
+  const std::string state = run + "/checkpoint/trainer_state.json";
+  EXPECT_EQ(read_train_state(run + "/checkpoint").threads, threads);
+  auto started_at = [&](int n) {  // what a resume at n threads prints while it starts
+    TrainOptions o = twelve_steps(f, run);
+    o.resume = run, o.quiet = false;
+    set_num_threads(n);
+    ::testing::internal::CaptureStdout();
+    try {
+      Trainer t(o);
+    } catch (...) {
+      ADD_FAILURE() << "the resume at " << n << " threads was refused";
+    }
+    set_num_threads(threads);
+    return ::testing::internal::GetCapturedStdout();
+  };
+  const std::string note = format(
+      "note: the run trained with {} thread{} per process and this session has {}: a run's bits "
+      "depend on its thread count, so from here on they will differ from an uninterrupted run's "
+      "(resume with --threads {} to continue it bit for bit)", threads, threads == 1 ? "" : "s",
+      other, threads);
+  EXPECT_NE(started_at(other).find(note), std::string::npos) << started_at(other);
+  EXPECT_EQ(started_at(threads).find("note: the run trained with"), std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(read_file(state));
+  j.erase("threads");  // a checkpoint written before the count was recorded
+  std::ofstream(state) << j.dump(2);
+  EXPECT_EQ(read_train_state(run + "/checkpoint").threads, 0);
+  EXPECT_EQ(started_at(other).find("note: the run trained with"), std::string::npos);
 }

@@ -25,7 +25,7 @@ void save_train_state(const std::string& dir, const TrainState& s, const ParamSt
       {"tokens_seen", s.tokens_seen}, {"optimizer_step", opt.step_count()},
       {"lr", s.lr}, {"min_lr", s.min_lr}, {"warmup_steps", s.warmup_steps},
       {"weight_decay", s.weight_decay}, {"grad_clip", s.grad_clip}, {"dropout", s.dropout},
-      {"precision", s.precision}};
+      {"precision", s.precision}, {"threads", s.threads}};
   const std::string text = j.dump(2) + "\n";
   AtomicFile f(dir + "/trainer_state.json");
   f.write(text.data(), text.size());
@@ -54,6 +54,7 @@ TrainState read_train_state(const std::string& dir) {
     s.batch_size = j.at("batch_size").get<int>(), s.seq_len = j.at("seq_len").get<int>();
     s.grad_accum = j.at("grad_accum").get<int>(), s.tokens_seen = j.at("tokens_seen").get<double>();
     s.ranks = j.value("ranks", 1);  // absent before data parallelism: one process
+    s.threads = j.value("threads", 0);  // absent before it was recorded: unknown
     s.precision = j.value("precision", std::string("f32"));  // absent before --precision
     parse_precision(s.precision, path + ": precision");
     s.has_schedule = j.contains("lr");  // absent before the schedule was saved

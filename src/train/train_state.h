@@ -1,7 +1,8 @@
 // Training state saved beside a checkpoint so `--resume` continues exactly:
 // trainer_state.json (step, schedule length and learning-rate schedule, batch-loader RNG, seed,
-// batch shape, data-parallel ranks and global batch) and optimizer.safetensors (AdamW moments per parameter, PyTorch's state names
-// "<param>.exp_avg" and "<param>.exp_avg_sq").
+// batch shape, data-parallel ranks and global batch, threads per process) and
+// optimizer.safetensors (AdamW moments per parameter, PyTorch's state names "<param>.exp_avg" and
+// "<param>.exp_avg_sq").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -20,6 +21,7 @@ struct TrainState {
   uint64_t seed = 0;
   int batch_size = 0, seq_len = 0, grad_accum = 0;
   int ranks = 1;            // data-parallel ranks of the session that wrote the state
+  int threads = 0;          // its threads per process (0: not recorded, older checkpoints)
   double tokens_seen = 0;   // targets trained on, all ranks together
   // The optimizer schedule (absent from checkpoints written before it was saved: has_schedule
   // false, and --resume then keeps the values of the command line).

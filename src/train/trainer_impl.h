@@ -35,6 +35,7 @@ class TrainerImpl {
   void adopt_checkpoint_schedule(const TrainState& s);
   void check_resume_batch();
   void report_interrupted_commit(const std::string& dir) const;
+  void check_resume_threads() const;
   uint64_t options_hash() const;
   int plan_total_steps();
   void check_schedule(LrSchedule& sched);

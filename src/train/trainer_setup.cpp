@@ -99,7 +99,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
     std::printf("schedule: %d steps (--max-steps); --time-limit-minutes %g stops the run sooner if "
                 "the clock runs out first\n", state_.total_steps, o_.time_limit_minutes);
   state_.batch_size = o_.batch_size, state_.seq_len = o_.seq_len, state_.grad_accum = o_.grad_accum;
-  state_.ranks = dp_->ranks();
+  state_.ranks = dp_->ranks(), state_.threads = num_threads();
   state_.has_schedule = true;
   state_.lr = o_.lr, state_.min_lr = o_.min_lr, state_.warmup_steps = o_.warmup_steps;
   state_.weight_decay = o_.weight_decay, state_.grad_clip = o_.grad_clip;
@@ -155,6 +155,17 @@ void TrainerImpl::report_interrupted_commit(const std::string& dir) const {
               "the last complete one, %s (step %d)\n", latest.c_str(),
               fs::exists(latest, ec) ? "is incomplete (no config.json)" : "is missing", dir.c_str(),
               state_.step);
+}
+
+// Thread lanes make a run's bits depend on its thread count (train/thread_lanes.h): a resume with
+// another count continues the run, and says that its bits will differ from an uninterrupted run's.
+// Checkpoints written before the count was recorded (threads 0) say nothing.
+void TrainerImpl::check_resume_threads() const {
+  if (o_.quiet || state_.threads == 0 || state_.threads == num_threads()) return;
+  std::printf("note: the run trained with %d thread%s per process and this session has %d: a run's "
+              "bits depend on its thread count, so from here on they will differ from an "
+              "uninterrupted run's (resume with --threads %d to continue it bit for bit)\n",
+              state_.threads, state_.threads == 1 ? "" : "s", num_threads(), state_.threads);
 }
 
 // Resuming needs the same global batch (sequences per step) and seq_len; the split into ranks,
@@ -214,6 +225,7 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
     state_ = load_train_state(dir, model_->params(), *opt_);
     report_interrupted_commit(dir);
     check_resume_batch();
+    check_resume_threads();
     if (!o_.config.empty() && !o_.quiet)
       std::printf("note: --resume uses the checkpoint's own config.json; --config %s is ignored\n",
                   o_.config.c_str());
