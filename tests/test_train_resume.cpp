@@ -2,7 +2,8 @@
 // (io/checkpoint.h: DIR.tmp written, DIR.old removed, DIR -> DIR.old, DIR.tmp -> DIR, DIR.old
 // removed) resumes from the last complete checkpoint and ends bit for bit where the uninterrupted
 // run ends, saying so where it had to fall back on checkpoint.old; a resume with another thread
-// count says that its bits will differ.
+// count says that its bits will differ; a corrupt trainer_state.json names its own field, not the
+// command-line flag it would have set.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -187,4 +188,47 @@ TEST(TrainResume, AnotherThreadCountIsSaidToChangeTheBits) {
   std::ofstream(state) << j.dump(2);
   EXPECT_EQ(read_train_state(run + "/checkpoint").threads, 0);
   EXPECT_EQ(started_at(other).find("note: the run trained with"), std::string::npos);
+}
+
+// A corrupt trainer_state.json names the file and its own field (not the flag the value would have
+// set, nor a generic "inconsistent step"), each before anything is trained or written.
+TEST(TrainResume, ACorruptTrainerStateNamesItsField) {
+  testing_fixtures::TrainFixture f("train_resume");
+  const std::string run = tmp("corrupt");
+  run_until(f, run, 4);
+  const std::string path = run + "/checkpoint/trainer_state.json";
+  const nlohmann::json good = nlohmann::json::parse(read_file(path));
+  auto error_with = [&](const std::string& field, const nlohmann::json& value) -> std::string {
+    nlohmann::json j = good;
+    j[field] = value;
+    std::ofstream(path) << j.dump(2);
+    TrainOptions o = twelve_steps(f, run);
+    o.resume = run;
+    try {
+      Trainer t(o);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  const std::string file = "checkpoint/trainer_state.json: ";
+  const std::pair<std::pair<const char*, nlohmann::json>, std::string> cases[] = {
+      {{"lr", -1.0}, "lr is -1.0, not a finite number > 0"},
+      {{"batch_size", 0}, "batch_size is 0, not an integer from 1 to 2147483647"},
+      {{"grad_accum", 2.5}, "grad_accum is 2.5, not an integer from 1 to 2147483647"},
+      {{"seq_len", "32"}, "seq_len is a string, not an integer from 2 to 2147483647"},
+      {{"total_steps", 4294967297ull}, "total_steps is 4294967297, not an integer from 1 to"},
+      {{"step", 13}, "step 13 is past total_steps 12"},
+      {{"min_lr", 0.5}, "min_lr 0.5 exceeds lr 0.01"},
+      {{"threads", 0}, "threads is 0, not an integer from 1 to 2147483647"},
+      {{"seed", "-7"}, "seed must be an unsigned 64-bit decimal number in a string"},
+      {{"loader_rng", "99999999999999999999"},
+       "loader_rng must be an unsigned 64-bit decimal number in a string"},
+      {{"dropout", 1.0}, "dropout is 1.0, not a probability in [0, 1)"},
+      {{"tokens_seen", nullptr}, "tokens_seen is null, not a finite number >= 0"}};
+  for (const auto& [edit, want] : cases) {
+    const std::string e = error_with(edit.first, edit.second);
+    EXPECT_NE(e.find(file + want), std::string::npos) << edit.first << ": " << e;
+    EXPECT_EQ(e.find("--"), std::string::npos) << edit.first << " is named as a flag: " << e;
+  }
 }

@@ -1,8 +1,11 @@
 // Trainer state files. See train_state.h.
 #include "train/train_state.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +15,68 @@
 #include "train/precision.h"
 
 namespace llm0 {
+
+namespace {
+// A value of trainer_state.json as an error shows it: a number or literal itself, else its kind
+// (never a whole string, array or object from the file).
+std::string shown(const nlohmann::json& v) {
+  if (v.is_number() || v.is_boolean() || v.is_null()) return v.dump();
+  return std::string("a ") + v.type_name();
+}
+
+// The integer fields of trainer_state.json and their ranges (ranks, threads and the schedule's
+// warmup_steps are absent from older checkpoints).
+struct IntegerField {
+  const char* name;
+  int64_t least, most;
+};
+constexpr IntegerField kIntegerFields[] = {
+    {"step", 0, INT32_MAX}, {"total_steps", 1, INT32_MAX}, {"batch_size", 1, INT32_MAX},
+    {"seq_len", 2, INT32_MAX}, {"grad_accum", 1, INT32_MAX}, {"ranks", 1, INT32_MAX},
+    {"threads", 1, INT32_MAX}, {"warmup_steps", 0, INT32_MAX}, {"loader_windows", 0, INT64_MAX}};
+
+// The fields present in trainer_state.json `j` (an object), each checked by its own name: the
+// integers' type and range, the schedule's numbers, the 64-bit decimal strings. A missing field is
+// reported where it is read. Throws llm0::Error naming the file and the field.
+void check_fields(const nlohmann::json& j, const std::string& path) {
+  for (const IntegerField& f : kIntegerFields) {
+    if (!j.contains(f.name)) continue;
+    const nlohmann::json& v = j[f.name];
+    // (nlohmann keeps a non-negative integer as unsigned: compared as such, 2^64 - 1 stays large)
+    const bool ok =
+        v.is_number_unsigned()
+            ? v.get<uint64_t>() >= (uint64_t)f.least && v.get<uint64_t>() <= (uint64_t)f.most
+            : v.is_number_integer() && v.get<int64_t>() >= f.least && v.get<int64_t>() <= f.most;
+    LLM0_CHECK(ok, "cannot resume: {}: {} is {}, not an integer from {} to {}", path, f.name,
+               shown(v), f.least, f.most);
+  }
+  auto number = [&](const char* name, double least, bool strict) {
+    if (!j.contains(name)) return;
+    const nlohmann::json& v = j[name];
+    const double x = v.is_number() ? v.get<double>() : NAN;
+    LLM0_CHECK(std::isfinite(x) && (strict ? x > least : x >= least), "cannot resume: {}: {} is "
+               "{}, not a finite number {} {}", path, name, shown(v), strict ? ">" : ">=", least);
+  };
+  number("lr", 0, true), number("min_lr", 0, false), number("weight_decay", 0, false);
+  number("grad_clip", 0, false), number("dropout", 0, false), number("tokens_seen", 0, false);
+  if (j.contains("dropout"))  // the masks draw in float (trainer_setup.cpp's --dropout check)
+    LLM0_CHECK(static_cast<float>(j["dropout"].get<double>()) < 1, "cannot resume: {}: dropout is "
+               "{}, not a probability in [0, 1)", path, shown(j["dropout"]));
+  for (const char* name : {"loader_rng", "seed"}) {
+    if (!j.contains(name)) continue;
+    const nlohmann::json& v = j[name];
+    const std::string t = v.is_string() ? v.get<std::string>() : "";
+    bool ok = !t.empty() && t.size() <= 20 && t.find_first_not_of("0123456789") == t.npos;
+    try {
+      if (ok) (void)std::stoull(t);
+    } catch (const std::out_of_range&) {  // 20 digits over 2^64 - 1
+      ok = false;
+    }
+    LLM0_CHECK(ok, "cannot resume: {}: {} must be an unsigned 64-bit decimal number in a string",
+               path, name);
+  }
+}
+}  // namespace
 
 void save_train_state(const std::string& dir, const TrainState& s, const ParamStore& store,
                       const AdamW& opt) {
@@ -65,11 +130,14 @@ TrainState read_train_state(const std::string& dir) {
       s.dropout = j.value("dropout", 0.0);  // absent before --dropout: none
     }
   } catch (const std::exception& e) {
+    if (j.is_object()) check_fields(j, path);  // a field of the wrong type or form: named
     LLM0_FAIL("cannot resume: {} is corrupt ({})", path, e.what());
   }
-  LLM0_CHECK(s.step >= 0 && s.step <= s.total_steps && s.batch_size > 0 && s.seq_len > 0 &&
-                 s.grad_accum > 0 && s.ranks > 0,
-             "cannot resume: {} has inconsistent step={} total_steps={}", path, s.step, s.total_steps);
+  check_fields(j, path);
+  LLM0_CHECK(s.step <= s.total_steps, "cannot resume: {}: step {} is past total_steps {}", path,
+             s.step, s.total_steps);
+  LLM0_CHECK(!s.has_schedule || s.min_lr <= s.lr, "cannot resume: {}: min_lr {} exceeds lr {}",
+             path, s.min_lr, s.lr);
   return s;
 }
 
