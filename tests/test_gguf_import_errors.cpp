@@ -146,6 +146,9 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
        {"tokenizer.huggingface.json is not valid UTF-8 (byte 0xC0 at offset 3)"}},
       {"bos_past_vocab", [](GgufFile& f) { meta(f, "tokenizer.ggml.bos_token_id") = GgufValue::of_u32(99999); },
        {"tokenizer.ggml.bos_token_id = 99999 is not a token id of the vocabulary"}},
+      // an embedding row (300) but no token of the 290 (the 10 padding rows are not tokens)
+      {"eos_past_tokenizer", [](GgufFile& f) { meta(f, "tokenizer.ggml.eos_token_id") = GgufValue::of_u32(295); },
+       {"tokenizer.ggml.eos_token_id=295 is not a token of the tokenizer (it holds 290 tokens"}},
       // the tokenizer built from the arrays must load, or nothing is written (issue 26, fresh-26)
       {"merge_unknown", arrays_only([](GgufFile& f) { meta(f, "tokenizer.ggml.merges").array[0].s = "zzq zzr"; }),
        {"the tokenizer of this GGUF file cannot be loaded", "model.merges[0] = 'zzq zzr'"}},

@@ -9,12 +9,15 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <limits>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/check.h"
 #include "io/safetensors.h"
@@ -147,12 +150,13 @@ TEST(Safetensors, F16FileBuiltByteByByte) {
 }
 
 TEST(Safetensors, BF16AndMixedDtypesBuiltByteByByte) {
-  // Tensors listed out of data order, an unused gap of 4 bytes, three dtypes in one file.
+  // Tensors listed out of data order, two dtypes in one file. (With an unused gap of 4 bytes
+  // before z, as the reference implementation, it is refused: EveryHeaderMutationIsRefusedByName.)
   const std::string header =
-      R"({"z":{"dtype":"F32","shape":[2],"data_offsets":[16,24]},)"
+      R"({"z":{"dtype":"F32","shape":[2],"data_offsets":[12,20]},)"
       R"("b":{"dtype":"BF16","shape":[6],"data_offsets":[0,12]}, "__metadata__":{"format":"pt"}})";
   const std::string data =
-      u16s({0x4049, 0x3f80, 0xc020, 0x0000, 0x7f80, 0xff80}) + "gap!" + f32s({0.1f, -7.0f});
+      u16s({0x4049, 0x3f80, 0xc020, 0x0000, 0x7f80, 0xff80}) + f32s({0.1f, -7.0f});
   const std::string path = tmp_path("bf16.safetensors");
   write_bytes(path, st_file(header, data));
   const SafetensorsFile f = read_safetensors(path);
@@ -260,6 +264,55 @@ TEST(Safetensors, RejectsOverlapAndTruncation) {
   expect_error(bytes.substr(0, 20), {"beyond the file"});
   EXPECT_EQ(read_safetensors(path).tensors.at("last.weight").values,
             std::vector<float>(v.begin() + 2, v.end()));
+}
+
+// The data section's accounting (safetensors.h): a valid file (a [2, 3], b [4], c [5], F32, in
+// that order) with one header mutation each: a tensor left out (the count), data_offsets moved,
+// dtype, or shape. Each is refused naming the tensor that does not fit; a hole or trailing bytes
+// (a left-out tensor, a shape halved with its offsets made consistent) was accepted before.
+TEST(Safetensors, EveryHeaderMutationIsRefusedByName) {
+  const std::string path = tmp_path("tile.safetensors");
+  const std::vector<float> v = random_values(15, 4);
+  write_safetensors(path, {{"a", Shape{2, 3}, v.data()}, {"b", Shape{4}, v.data() + 6},
+                           {"c", Shape{5}, v.data() + 10}});
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  uint64_t n = 0;
+  std::memcpy(&n, bytes.data(), 8);
+  const nlohmann::json header = nlohmann::json::parse(bytes.substr(8, n));
+  const std::string data = bytes.substr(8 + n);
+  ASSERT_EQ(data.size(), 60u);
+  ASSERT_EQ(header["b"]["data_offsets"], nlohmann::json::array({24, 40}));
+  const auto edited = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& tail = "") {
+    nlohmann::json h = header;
+    edit(h);
+    return st_file(h.dump(), data + tail);
+  };
+  const auto offsets = [](nlohmann::json& h, const char* t, int begin, int end) {
+    h[t]["data_offsets"] = {begin, end};
+  };
+  expect_error(edited([](nlohmann::json& h) { h.erase("b"); }),
+               {"tensor 'c' starts at data offset 40, but the tensors before it end at 24", "without holes"});
+  expect_error(edited([](nlohmann::json& h) { h.erase("a"); }), {"tensor 'b' starts at data offset 24"});
+  expect_error(edited([](nlohmann::json& h) { h.erase("c"); }),
+               {"holds 60 bytes, but the tensors end at 40 (the last is 'b')", "the 20 bytes after them"});
+  expect_error(edited([](nlohmann::json&) {}, "\x01"), {"the 1 bytes after them", "(the last is 'c')"});
+  expect_error(edited([&](nlohmann::json& h) { offsets(h, "b", 28, 44); }), {"'b'", "'c'", "overlap"});
+  expect_error(edited([&](nlohmann::json& h) { offsets(h, "b", 20, 36); }), {"'a'", "'b'", "overlap"});
+  expect_error(edited([&](nlohmann::json& h) { offsets(h, "c", 44, 64); }), {"'c'", "past the end"});
+  expect_error(edited([](nlohmann::json& h) { h["b"]["dtype"] = "F16"; }), {"'b'", "span 16 bytes", "needs 8"});
+  expect_error(edited([](nlohmann::json& h) { h["b"]["shape"] = nlohmann::json::array({8}); }), {"'b'", "span 16 bytes", "needs 32"});
+  expect_error(edited([&](nlohmann::json& h) { h["b"]["shape"] = nlohmann::json::array({8}), offsets(h, "b", 24, 56); }),
+               {"'b'", "'c'", "overlap"});
+  expect_error(edited([&](nlohmann::json& h) { h["b"]["shape"] = nlohmann::json::array({2}), offsets(h, "b", 24, 32); }),
+               {"tensor 'c' starts at data offset 40, but the tensors before it end at 32"});
+  expect_error(edited([&](nlohmann::json& h) { h["c"]["shape"] = nlohmann::json::array({2}), offsets(h, "c", 40, 48); }),
+               {"the 12 bytes after them", "(the last is 'c')"});
+  expect_error(edited([&](nlohmann::json& h) { h["b"]["dtype"] = "F16", offsets(h, "b", 24, 32); }),
+               {"tensor 'c' starts at data offset 40, but the tensors before it end at 32"});
+  // The unedited header reads back: every refusal above comes from its one edit.
+  write_bytes(path, edited([](nlohmann::json&) {}));
+  EXPECT_EQ(read_safetensors(path).tensors.at("c").values, std::vector<float>(v.begin() + 10, v.end()));
 }
 
 TEST(Safetensors, NotAFile) {

@@ -4,6 +4,7 @@
 #include "core/atomic_file.h"
 #include "core/check.h"
 #include "io/checkpoint.h"
+#include "io/checkpoint_tokenizer.h"
 #include "io/gguf_import.h"
 #include "io/safetensors.h"
 #include "tokenizer/tokenizer.h"
@@ -45,12 +46,13 @@ GgufImportSummary import_gguf(const std::string& gguf_path, const std::string& o
   // The directory must load: a tokenizer.json that llm0's loader refuses (a merge naming an
   // unknown token, two tokens with one text, ...) is refused here, naming the GGUF file, rather
   // than written for `generate` to refuse later.
+  // Its special tokens and the bos/eos ids must fit the model's vocabulary too.
   try {
-    (void)Tokenizer::load(out.path("tokenizer.json"));
+    check_tokenizer_fits(Tokenizer::load(out.path("tokenizer.json")), im.config, where, "tokenizer.ggml.");
   } catch (const Error& e) {
     std::string why = e.what();
-    const std::string tmp = out.path("tokenizer.json") + ": ";
-    if (why.rfind(tmp, 0) == 0) why = why.substr(tmp.size());
+    for (const std::string& prefix : {out.path("tokenizer.json") + ": ", where + ": "})
+      if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
     LLM0_FAIL("{}: the tokenizer of this GGUF file cannot be loaded: {}", where, why);
   }
   out.commit();

@@ -1,7 +1,6 @@
 // GGUF v3 reader: a bounds-checked cursor over the file's bytes (see gguf_reader.h).
 #include "io/gguf_reader.h"
 
-#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -192,24 +191,49 @@ void read_tensor_infos(Cursor& c, GgufFile& f, uint64_t n_tensors) {
   }
 }
 
-// Copies each tensor's bytes out of the data section; checks bounds and overlaps.
+// "'blk.0.attn_q.weight', Q4_0 [64, 32] (1152 bytes), ends at 1152": a tensor as the data-section
+// accounting names it (type, PyTorch-order shape, bytes, end in the data section).
+std::string tensor_span(const GgufTensorInfo& t, uint64_t nbytes) {
+  std::string s = "'" + t.name + "', " + ggml_type_name((uint32_t)t.type) + " [";
+  const std::vector<int64_t> shape = t.shape();
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "] (" + std::to_string(nbytes) + " bytes), ends at " + std::to_string(t.offset + nbytes);
+}
+
+// The data section's accounting, as ggml's gguf_init_from_file requires: in file order, each
+// tensor starts where the one before ends rounded up to the alignment (the first at 0), and the
+// file ends at the last tensor's end or within its padding (the writer pads it; ggml's loader
+// does not need it). A wrong tensor count, offset, type or shape breaks the tiling and is refused
+// naming the first tensor that does not fit. Then each tensor's bytes are copied out.
 void read_tensor_data(Cursor& c, GgufFile& f) {
-  const uint64_t start = (c.pos + f.alignment - 1) / f.alignment * f.alignment;
-  LLM0_CHECK(start <= c.size, "{}: truncated GGUF file: no data section", c.path);
-  const uint64_t avail = c.size - start;
-  std::vector<std::pair<uint64_t, uint64_t>> spans;  // [begin, end) in the data section
+  const uint64_t align = f.alignment;
+  const uint64_t start = (c.pos + align - 1) / align * align;
+  LLM0_CHECK(start <= c.size || (f.tensors.empty() && c.pos == c.size),
+             "{}: truncated GGUF file: no data section", c.path);
+  const uint64_t avail = c.size > start ? c.size - start : 0;
+  uint64_t next = 0;  // where the next tensor must start
+  std::string last;   // tensor_span of the tensor before it
   for (GgufTensorInfo& t : f.tensors) {
     const uint64_t nbytes = ggml_nbytes(t.type, t.numel());
+    LLM0_CHECK(t.offset == next, "{}: GGUF tensor '{}' starts at data offset {}, but {}: each "
+               "tensor must start where the one before ends, rounded up to the {}-byte alignment "
+               "(a tensor's offset, type or shape is wrong)", c.path, t.name, t.offset,
+               last.empty() ? std::string("the first tensor must start at 0")
+                            : "the tensor before it, " + last + " (padded: " + std::to_string(next) + ")",
+               align);
     LLM0_CHECK(t.offset <= avail && nbytes <= avail - t.offset, "{}: truncated GGUF file: tensor "
                "{} needs bytes [{}, {}) of a {}-byte data section", c.path, t.name, t.offset,
                t.offset + nbytes, avail);
     t.bytes.assign(c.data + start + t.offset, c.data + start + t.offset + nbytes);
-    if (nbytes > 0) spans.emplace_back(t.offset, t.offset + nbytes);
+    const uint64_t end = t.offset + nbytes;  // <= avail: the padding below cannot overflow
+    next = end + (align - end % align) % align;
+    last = tensor_span(t, nbytes);
   }
-  std::sort(spans.begin(), spans.end());
-  for (size_t k = 1; k < spans.size(); ++k)
-    LLM0_CHECK(spans[k].first >= spans[k - 1].second, "{}: GGUF tensors overlap at data offset {}",
-               c.path, spans[k].first);
+  LLM0_CHECK(avail <= next,  // avail >= the last tensor's end: checked above
+             "{}: the GGUF data section holds {} bytes, but its {} tensors account for "
+             "{}{}: the {} bytes after them belong to no tensor (a wrong tensor count, or the last "
+             "tensor's type or shape)", c.path, avail, f.tensors.size(), next,
+             last.empty() ? std::string() : " (the last, " + last + ")", avail - next);
 }
 
 }  // namespace

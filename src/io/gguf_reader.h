@@ -51,7 +51,15 @@ struct GgufFile {
 /// which llm0 does not read; supported: ..."), a quantized tensor whose innermost dim is not a
 /// multiple of its block size, a count, string or array length beyond the remaining bytes (checked before
 /// allocating), general.alignment not a UINT32 power of two, more than 4 dims, a tensor offset
-/// not a multiple of the alignment, overlapping tensors, or data past the end (truncated file).
+/// not a multiple of the alignment, data past the end (truncated file), and a data section the
+/// tensors do not tile as ggml's gguf_init_from_file requires: in file order each tensor starts
+/// where the one before ends rounded up to the alignment (the first at 0; its byte size is its
+/// type's block size times its shape), and the file ends at the last tensor's end or within its
+/// padding. So a wrong tensor count, offset, type or shape is refused naming the first tensor
+/// that does not fit ("GGUF tensor 'b' starts at data offset 4096, but the tensor before it, 'a',
+/// Q4_0 [64, 64] (2304 bytes), ends at 2304 ..."), or the bytes left over after the last one.
+/// (A shape change that keeps a tensor's padded size, e.g. F32 [7] -> [6] at 32-byte alignment,
+/// still tiles: the importer checks each shape against the model's config.)
 GgufFile read_gguf(const std::string& path);
 
 }  // namespace llm0

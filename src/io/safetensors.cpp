@@ -158,6 +158,31 @@ void check_overlaps(std::vector<RawEntry> entries, const std::string& path) {
                entries[i].begin, entries[i].end);
 }
 
+// The data section's accounting, as the reference implementation's Metadata::validate and
+// read_metadata require: in data_offsets order (begin, then end) each tensor starts where the
+// ones before end (the first at 0; a zero-element tensor too) and the last ends at the end of
+// the file. So a hole, bytes
+// after the last tensor, or a tensor left out of the header is refused naming the tensor that
+// does not fit. Run after check_overlaps (whose message names both tensors of an overlap).
+void check_tiling(std::vector<RawEntry> entries, uint64_t data_size, const std::string& path) {
+  std::sort(entries.begin(), entries.end(), [](const RawEntry& a, const RawEntry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t pos = 0;
+  for (const RawEntry& r : entries) {
+    LLM0_CHECK(r.begin == pos,
+               "safetensors '{}': tensor '{}' starts at data offset {}, but the tensors before it end "
+               "at {}: the tensors must fill the data section one after another, without holes",
+               path, r.name, r.begin, pos);
+    pos = r.end;
+  }
+  LLM0_CHECK(pos == data_size, "safetensors '{}': the data section holds {} bytes, but the tensors "
+             "end at {}{}: the {} bytes after them belong to no tensor (a tensor missing from the "
+             "header, or a wrong dtype or shape)", path, data_size, pos,
+             entries.empty() ? std::string() : " (the last is '" + entries.back().name + "')",
+             data_size - pos);
+}
+
 std::vector<float> read_values(std::ifstream& in, uint64_t data_start, const RawEntry& r,
                                const std::string& path) {
   const size_t n = static_cast<size_t>(r.shape.numel());
@@ -205,6 +230,7 @@ SafetensorsFile read_safetensors(const std::string& path) {
       entries.push_back(parse_entry(name, e, path, data_size));
   }
   check_overlaps(entries, path);
+  check_tiling(entries, data_size, path);
   for (const RawEntry& r : entries) {
     std::vector<float> values = read_values(in, data_start, r, path);
     file.tensors[r.name] = SafetensorsEntry{r.name, r.dtype, r.shape, std::move(values)};

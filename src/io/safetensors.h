@@ -44,9 +44,12 @@ struct SafetensorsFile {
 /// shorter than 8 bytes, header length above kSafetensorsMaxHeaderBytes or beyond the file,
 /// header not a JSON object, unsupported dtype, shape not a list of non-negative integers,
 /// data_offsets not [begin, end] with begin <= end, end - begin != numel * dtype size, offsets
-/// past the end of the data (truncated file), overlapping tensors, non-string metadata.
+/// past the end of the data (truncated file), overlapping tensors, non-string metadata, and a
+/// data section the tensors do not fill exactly (as the reference implementation requires: in
+/// data_offsets order each tensor starts where the ones before end, the first at 0, and the last
+/// ends at the end of the file), naming the tensor after a hole or the bytes after the last one.
 /// Accepted: any header length (not only multiples of 8), trailing spaces after the JSON,
-/// zero-element tensors, empty or absent metadata, unused bytes between tensors.
+/// zero-element tensors, empty or absent metadata.
 SafetensorsFile read_safetensors(const std::string& path);
 
 /// A tensor to write: `data` points to shape.numel() row-major floats (may be null if 0).

@@ -1,6 +1,7 @@
 // `llm0 convert --model DIR --output DIR --dtype f32|bf16|f16`: a checkpoint rewritten with its
 // weights in another element type (rounded to nearest even; widening is exact), with config.json
-// and tokenizer.json. A BF16 checkpoint is what `--weights-dtype auto` runs in BF16.
+// and tokenizer.json (checked first: it must load and fit the model, io/checkpoint_tokenizer.h).
+// A BF16 checkpoint is what `--weights-dtype auto` runs in BF16.
 // `llm0 convert --from llama2c MODEL.bin --tokenizer TOK.bin --output DIR`: a llama2.c checkpoint
 // and tokenizer as a Hugging Face Llama directory (io/llama2c.h).
 // `llm0 convert --from gguf FILE.gguf --output DIR [--dtype f32|bf16|f16]`: a GGUF file (llama, qwen2,
@@ -11,6 +12,7 @@
 
 #include "common.h"
 #include "io/checkpoint.h"
+#include "io/checkpoint_tokenizer.h"
 #include "io/gguf_import.h"
 #include "io/llama2c.h"
 
@@ -72,6 +74,8 @@ void register_convert(CLI::App& app) {
     const std::string dir = resolve_checkpoint_dir(a.model_dir);
     const auto model = load_model(dir);
     const std::string tok = dir + "/tokenizer.json";
+    // What is copied must load and fit the model (a tokenizer.json that is not JSON is refused).
+    if (std::filesystem::exists(tok)) check_checkpoint_tokenizer(tok, model->config(), "config.json");
     save_checkpoint(*model, a.output, std::filesystem::exists(tok) ? tok : "", a.dtype);
     std::printf("wrote %s: %zu parameters, %s\n", a.output.c_str(), model->num_parameters(),
                 dtype_name(a.dtype));
