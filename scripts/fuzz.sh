@@ -17,6 +17,9 @@ PARALLEL=${FUZZ_PARALLEL:-1}
 BUILD=${FUZZ_BUILD:-build-fuzz}
 JOBS=${JOBS:-$(nproc)}
 SCRATCH=/tmp; [ -d /dev/shm ] && [ -w /dev/shm ] && SCRATCH=/dev/shm
+# The harnesses whose input is or embeds JSON also get the nesting-depth dictionary (brackets and
+# {"a": runs: mutations reach the 128-level limit of src/core/json_parse.h in a few steps).
+JSON_HARNESSES=" config tokenizer_json safetensors gguf "
 
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   CXX=clang++-14 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLLM0_FUZZ=ON \
@@ -30,13 +33,15 @@ fi
 
 run_one() {  # name -> $BUILD/logs/<name>.log
   local name=$1
+  local dict=()
+  [[ "$JSON_HARNESSES" == *" $name "* ]] && dict=(-dict=tests/fuzz/json_nesting.dict)
   rm -rf "$BUILD/crashes/$name"
   mkdir -p "$BUILD/corpus/$name" "$BUILD/crashes/$name" "$BUILD/logs"
   # leaks are checked (libFuzzer's -detect_leaks); UBSan findings abort like ASan's
   # scratch files on tmpfs: the harnesses write each input (and its round trip, fsynced) to a file
   TMPDIR=$SCRATCH UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 OMP_NUM_THREADS=1 \
     "$BUILD/tests/fuzz/fuzz_$name" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
-      -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+      -timeout=10 -rss_limit_mb=2048 -max_len=8192 "${dict[@]}" \
       -artifact_prefix="$BUILD/crashes/$name/" \
       "$BUILD/corpus/$name" "tests/fuzz/corpus/$name" >"$BUILD/logs/$name.log" 2>&1 || true
 }

@@ -139,7 +139,7 @@ TEST(GgufImportErrors, MalformedFilesAreRefusedByName) {
          edit_hf_json(f, [](nlohmann::json& j) { j["model"]["vocab"]["q"] = j["model"]["vocab"]["c"]; });
        }, {"model.vocab gives id 99 to both"}},
       {"hf_json_syntax", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("{\"model\": ["); },
-       {"tokenizer.huggingface.json is not valid JSON"}},
+       {"tokenizer.huggingface.json: not valid JSON (syntax error at byte"}},
       {"hf_json_not_tokenizer", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("[1]"); },
        {"tokenizer.huggingface.json has no model.vocab object"}},
       {"hf_json_utf8", [](GgufFile& f) { meta(f, "tokenizer.huggingface.json") = GgufValue::of_string("{\"a\xC0\xAF\": 1}"); },

@@ -19,10 +19,10 @@ T get_field(const nlohmann::json& j, const char* key, const std::string& src) {
   LLM0_CHECK(j.contains(key) && !j[key].is_null(), "{}: missing required field \"{}\"", src, key);
   if constexpr (std::is_same_v<T, int>) {  // integers: no silent truncation or wrap-around
     const nlohmann::json& v = j[key];
-    LLM0_CHECK(v.is_number_integer(), "{}: field \"{}\" must be an integer, got {}", src, key, v.dump());
+    LLM0_CHECK(v.is_number_integer(), "{}: field \"{}\" must be an integer, got {}", src, key, json_excerpt(v));
     LLM0_CHECK(v.is_number_unsigned() ? v.get<uint64_t>() <= 2147483647ULL
                                       : v.get<int64_t>() >= -2147483648LL && v.get<int64_t>() <= 2147483647LL,
-               "{}: field \"{}\"={} is out of the 32-bit integer range", src, key, v.dump());
+               "{}: field \"{}\"={} is out of the 32-bit integer range", src, key, json_excerpt(v));
   }
   try {
     return j[key].get<T>();
@@ -178,7 +178,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j, const std::string& s
   // RoPE scaling (llama3, yarn, linear, ...) changes every angle: refuse rather than ignore it.
   LLM0_CHECK(!j.contains("rope_scaling") || j["rope_scaling"].is_null(),
              "{}: rope_scaling={} is not supported (only plain RoPE)", src,
-             j.contains("rope_scaling") ? j["rope_scaling"].dump() : "");
+             j.contains("rope_scaling") ? json_excerpt(j["rope_scaling"], 200) : "");
   LLM0_CHECK(c.num_hidden_layers > 0, "{}: num_hidden_layers={} must be > 0", src,
              c.num_hidden_layers);
   c.source = src;

@@ -12,6 +12,7 @@
 #include "config/layer_kind.h"
 #include "config/moe_config.h"
 #include "core/check.h"
+#include "core/json_parse.h"
 
 namespace llm0 {
 
@@ -31,11 +32,11 @@ int64_t integer_at_least(const ConfigFields& f, std::string_view key, int64_t mi
   const bool integral = v.is_number_integer() ||
       (v.is_number_float() && v.get<double>() == std::floor(v.get<double>()) &&
        std::fabs(v.get<double>()) < 9.0e15);
-  LLM0_CHECK(integral, "{}: field \"{}\" must be {}, got {}", f.source, key, what, v.dump());
+  LLM0_CHECK(integral, "{}: field \"{}\" must be {}, got {}", f.source, key, what, json_excerpt(v));
   const int64_t n = v.is_number_integer() ? v.get<int64_t>()
                                           : static_cast<int64_t>(v.get<double>());
   LLM0_CHECK(n >= min && !(v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX),
-             "{}: field \"{}\" must be {}, got {}", f.source, key, what, v.dump());
+             "{}: field \"{}\" must be {}, got {}", f.source, key, what, json_excerpt(v));
   return n;
 }
 
@@ -58,14 +59,14 @@ bool ConfigFields::flag_or(std::string_view key, bool fallback) const {
   if (!has(key)) return fallback;
   const json& v = config.at(std::string(key));
   LLM0_CHECK(v.is_boolean(), "{}: field \"{}\" must be true or false, got {}", source, key,
-             v.dump());
+             json_excerpt(v));
   return v.get<bool>();
 }
 
 std::string ConfigFields::text_or_empty(std::string_view key) const {
   if (!has(key)) return "";
   const json& v = config.at(std::string(key));
-  LLM0_CHECK(v.is_string(), "{}: field \"{}\" must be a string, got {}", source, key, v.dump());
+  LLM0_CHECK(v.is_string(), "{}: field \"{}\" must be a string, got {}", source, key, json_excerpt(v));
   return v.get<std::string>();
 }
 
@@ -89,7 +90,7 @@ std::vector<std::string> explicit_layer_types(const ConfigFields& f, int64_t L) 
   for (size_t il = 0; il < v.size(); ++il) {
     const json& t = v[il];
     LLM0_CHECK(t.is_string(), "{}: layer_types[{}] must be a string, got {}", f.source, il,
-               t.dump());
+               json_excerpt(t));
     const std::string s = t.get<std::string>();
     LLM0_CHECK(layer_kind_named(s).has_value(), "{}: layer_types[{}] = \"{}\" is not one of {}",
                f.source, il, s, layer_type_names());

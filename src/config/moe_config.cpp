@@ -9,6 +9,7 @@
 
 #include "config/config_fields.h"
 #include "core/check.h"
+#include "core/json_parse.h"
 
 namespace llm0 {
 
@@ -27,7 +28,7 @@ namespace {
 
 double number_or(const nlohmann::json& j, const char* key, double fallback, const std::string& src) {
   if (!j.contains(key) || j[key].is_null()) return fallback;
-  LLM0_CHECK(j[key].is_number(), "{}: field \"{}\" must be a number, got {}", src, key, j[key].dump());
+  LLM0_CHECK(j[key].is_number(), "{}: field \"{}\" must be a number, got {}", src, key, json_excerpt(j[key]));
   return j[key].get<double>();
 }
 
@@ -101,7 +102,7 @@ void read_qwen(const ConfigFields& f, const std::string& t, MoeConfig& m) {
                f.source);
     for (const nlohmann::json& i : v) {
       LLM0_CHECK(i.is_number_integer() && i.get<int64_t>() >= 0 && i.get<int64_t>() < 1 << 30,
-                 "{}: mlp_only_layers entry {} is not a layer index", f.source, i.dump());
+                 "{}: mlp_only_layers entry {} is not a layer index", f.source, json_excerpt(i));
       m.mlp_only_layers.push_back(i.get<int>());
     }
   }

@@ -5,18 +5,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_parse.h"
+
 namespace llm0 {
 
 /// Parses the JSON file at `path` (read whole, then parsed: several times faster than parsing
 /// from a stream on a 30 MB tokenizer.json). `what` describes it in errors ("model config
 /// file"); `text`, when given, receives the file's bytes. Throws llm0::Error naming the path
-/// when it is missing, not a regular file (e.g. a directory), unreadable, or not valid JSON
-/// (with the parser's position).
+/// when it is missing, not a regular file (e.g. a directory), unreadable, not valid JSON (with
+/// the parser's position) or nested deeper than kMaxJsonDepth (JsonTooDeep; see parse_json).
 nlohmann::json read_json_file(const std::string& path, std::string_view what = "JSON file",
                               std::string* text = nullptr);
-
-/// What a JSON parse or access error says, without nlohmann's "[json.exception...]" prefix:
-/// "syntax error at byte N" for a parse error, else the library's text.
-std::string json_error_text(const nlohmann::json::exception& e);
 
 }  // namespace llm0

@@ -55,9 +55,11 @@ json kv_pasted(ExploreApi& api, const ApiRequest& r) {
     throw ExploreError(400, "empty_body", "empty config: the request has no body (POST the config.json)");
   json config;
   try {
-    config = json::parse(r.body);
-  } catch (const json::parse_error& e) {
-    throw ExploreError(400, "bad_json", format("the pasted config.json is not valid JSON: {}", json_error_text(e)));
+    config = parse_json(r.body, "the pasted config.json");
+  } catch (const JsonTooDeep& e) {
+    throw ExploreError(400, "bad_json", e.what(), "", e.field.empty() ? json::object() : json{{"field", e.field}});
+  } catch (const Error& e) {
+    throw ExploreError(400, "bad_json", e.what());
   }
   if (!config.is_object())
     throw ExploreError(400, "not_object", "the pasted config.json must be a JSON object ({...})");

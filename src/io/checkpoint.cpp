@@ -89,13 +89,7 @@ std::vector<std::string> weight_files(const std::string& dir) {
   if (fs::exists(single)) return {single};
   const std::string index = dir + "/model.safetensors.index.json";
   LLM0_CHECK(fs::exists(index), "{}: no model.safetensors (or model.safetensors.index.json)", dir);
-  std::ifstream in(index);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    LLM0_FAIL("{}: not valid JSON ({})", index, json_error_text(e));
-  }
+  const nlohmann::json j = read_json_file(index, "safetensors index");
   LLM0_CHECK(j.contains("weight_map") && j["weight_map"].is_object(), "{}: missing weight_map", index);
   std::set<std::string> files;
   for (auto& [name, file] : j["weight_map"].items()) {

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/check.h"
+#include "core/json_parse.h"
 
 namespace llm0 {
 
@@ -18,7 +19,7 @@ constexpr const char* kKey = "tokenizer.huggingface.json";
 void put(const GgufMeta& m, std::map<int64_t, std::string>& texts, const ordered_json& id,
          const std::string& t, const char* field, bool overrides) {
   LLM0_CHECK(id.is_number_integer() && id.get<int64_t>() >= 0, "{}: GGUF key {}: {} '{}' has id {}, "
-             "not an integer >= 0", m.where, kKey, field, t, id.dump());
+             "not an integer >= 0", m.where, kKey, field, t, json_excerpt(id));
   const auto [it, fresh] = texts.emplace(id.get<int64_t>(), t);
   LLM0_CHECK(fresh || overrides || it->second == t, "{}: GGUF key {}: {} gives id {} to both '{}' "
              "and '{}'", m.where, kKey, field, it->first, it->second, t);
@@ -30,12 +31,7 @@ void put(const GgufMeta& m, std::map<int64_t, std::string>& texts, const ordered
 std::optional<ordered_json> gguf_hf_tokenizer_json(const GgufMeta& m, const std::vector<std::string>& tokens) {
   const std::optional<std::string> text = m.opt_string(kKey);
   if (!text) return std::nullopt;
-  ordered_json j;
-  try {
-    j = ordered_json::parse(*text);
-  } catch (const ordered_json::parse_error& e) {
-    LLM0_FAIL("{}: GGUF key {} is not valid JSON (byte {})", m.where, kKey, e.byte);
-  }
+  ordered_json j = parse_json<ordered_json>(*text, format("{}: GGUF key {}", m.where, kKey));
   LLM0_CHECK(j.is_object() && j.contains("model") && j["model"].is_object() &&
              j["model"].contains("vocab") && j["model"]["vocab"].is_object(), "{}: GGUF key {} has "
              "no model.vocab object (not a tokenizer.json)", m.where, kKey);

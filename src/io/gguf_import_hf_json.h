@@ -20,7 +20,7 @@ namespace llm0 {
 /// model.vocab's key, or the added_tokens entry's content for the ids added_tokens lists
 /// (tokenizer.json's own precedence; llm0's exporter writes added tokens verbatim too). Throws
 /// llm0::Error naming the file and the key: not a string, not valid UTF-8, not valid JSON (byte
-/// position), no model.vocab object, a non-integer or negative id, two texts for one id, a token
+/// position) or nested deeper than kMaxJsonDepth (core/json_parse.h), no model.vocab object, a non-integer or negative id, two texts for one id, a token
 /// count other than tokens.size(), or the first id whose text differs from tokens[id] (both named).
 std::optional<nlohmann::ordered_json> gguf_hf_tokenizer_json(const GgufMeta& meta,
                                                             const std::vector<std::string>& tokens);

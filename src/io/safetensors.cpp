@@ -63,12 +63,8 @@ uint64_t read_header_len(std::ifstream& in, const std::string& path, uint64_t fi
 }
 
 json parse_header(const std::string& text, const std::string& path) {
-  json h;
-  try {
-    h = json::parse(text);  // accepts the trailing-space padding writers add
-  } catch (const json::exception& e) {
-    LLM0_FAIL("safetensors '{}': header is not valid JSON: {}", path, json_error_text(e));
-  }
+  // (parse_json accepts the trailing-space padding writers add)
+  const json h = parse_json(text, format("safetensors '{}': header", path));
   LLM0_CHECK(h.is_object(), "safetensors '{}': header is not a JSON object but {}", path,
              h.type_name());
   return h;
@@ -79,7 +75,7 @@ uint64_t as_uint(const json& v, const std::string& path, const std::string& name
                  const char* field) {
   LLM0_CHECK(v.is_number_integer() && (v.is_number_unsigned() || v.get<int64_t>() >= 0),
              "safetensors '{}': tensor '{}': {} holds {}, not a non-negative integer", path, name,
-             field, v.dump());
+             field, json_excerpt(v));
   return v.get<uint64_t>();
 }
 

@@ -25,7 +25,7 @@ const json& field(const json& j, const std::string& key, const std::string& wher
 int positive_int(const json& j, const std::string& key, const std::string& source) {
   const json& v = field(j, key, "", source);
   LLM0_CHECK(v.is_number_integer() && v.get<long long>() > 0 && v.get<long long>() < 65536,
-             "{}: field \"{}\" must be a positive integer, got {}", source, key, v.dump());
+             "{}: field \"{}\" must be a positive integer, got {}", source, key, json_excerpt(v));
   return v.get<int>();
 }
 
@@ -33,10 +33,10 @@ int positive_int(const json& j, const std::string& key, const std::string& sourc
 void read_row(const json& v, size_t n, const std::string& name, const std::string& source,
               std::vector<float>& out) {
   LLM0_CHECK(v.is_array() && v.size() == n, "{}: \"{}\" must be a list of {} numbers, got {}",
-             source, name, n, v.dump());
+             source, name, n, json_excerpt(v));
   for (const json& x : v) {
     LLM0_CHECK(x.is_number() && std::isfinite(x.get<double>()),
-               "{}: \"{}\" holds a non-numeric or non-finite value {}", source, name, x.dump());
+               "{}: \"{}\" holds a non-numeric or non-finite value {}", source, name, json_excerpt(x));
     out.push_back(x.get<float>());
   }
 }
@@ -64,7 +64,7 @@ WorldHead read_head(const json& h, size_t i, int d, int dh, const std::string& s
   if (h.contains("sink_logit") && !h.at("sink_logit").is_null()) {
     const json& s = h.at("sink_logit");
     LLM0_CHECK(s.is_number() && std::isfinite(s.get<double>()),
-               "{}: \"{}.sink_logit\" must be a finite number, got {}", source, where, s.dump());
+               "{}: \"{}.sink_logit\" must be a finite number, got {}", source, where, json_excerpt(s));
     head.sink_logit = s.get<double>();
   }
   return head;
@@ -73,7 +73,7 @@ WorldHead read_head(const json& h, size_t i, int d, int dh, const std::string& s
 WorldSwap read_swap(const json& s, const TeachingWorld& w) {
   const json& pair = field(s, "swap", "swap_test", w.source);
   LLM0_CHECK(pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string(),
-             "{}: \"swap_test.swap\" must be two token strings, got {}", w.source, pair.dump());
+             "{}: \"swap_test.swap\" must be two token strings, got {}", w.source, json_excerpt(pair));
   const json& q = field(s, "query", "swap_test", w.source);
   LLM0_CHECK(q.is_string(), "{}: \"swap_test.query\" must be a token string", w.source);
   WorldSwap sw;
@@ -97,7 +97,7 @@ WorldSplit read_split(const json& s, const TeachingWorld& w) {
   const json& n = field(s, "count", "split_heads", w.source);
   LLM0_CHECK(n.is_number_integer() && n.get<int>() >= 1 && w.d_head % n.get<int>() == 0,
              "{}: \"split_heads.count\" must be a positive divisor of d_head ({}), got {}",
-             w.source, w.d_head, n.dump());
+             w.source, w.d_head, json_excerpt(n));
   LLM0_CHECK(w.H() == 1, "{}: \"split_heads\" cuts one head by columns; the world has {} heads",
              w.source, w.H());
   WorldSplit sp;
@@ -135,7 +135,7 @@ TeachingWorld world_from_json(const json& j, const std::string& source) {
   LLM0_CHECK(tokens.is_array() && !tokens.empty(), "{}: \"tokens\" must be a non-empty list",
              source);
   for (const json& t : tokens) {
-    LLM0_CHECK(t.is_string(), "{}: \"tokens\" must hold strings, got {}", source, t.dump());
+    LLM0_CHECK(t.is_string(), "{}: \"tokens\" must hold strings, got {}", source, json_excerpt(t));
     w.tokens.push_back(t.get<std::string>());
   }
   const json& emb = field(j, "embeddings", "", source);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/check.h"
+#include "core/json_parse.h"
 
 namespace llm0::serve {
 
@@ -231,9 +232,14 @@ const std::set<std::string>& known_fields(Endpoint e) {
 }  // namespace
 
 CompletionRequest parse_request(std::string_view text, Endpoint endpoint) {
-  const json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded())
-    throw ApiError(400, "the request body is not valid JSON", "", "invalid_request_error", "invalid_json");
+  json body;
+  try {
+    body = parse_json(text, "the request body");
+  } catch (const JsonTooDeep& e) {
+    throw ApiError(400, e.what(), e.field, "invalid_request_error", "invalid_json");
+  } catch (const Error& e) {
+    throw ApiError(400, e.what(), "", "invalid_request_error", "invalid_json");
+  }
   if (!body.is_object())
     throw ApiError(400, format("the request body must be a JSON object, got {}", body.type_name()), "",
                    "invalid_request_error", "invalid_json");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "core/json_parse.h"
 
 namespace llm0 {
 
@@ -19,7 +20,7 @@ MetaspaceFields metaspace_from_json(const nlohmann::json& j, const std::string& 
   if (j.contains("prepend_scheme") && !j["prepend_scheme"].is_null()) {
     const nlohmann::json& p = j["prepend_scheme"];
     LLM0_CHECK(p == "always" || p == "first" || p == "never", "{}: {}.prepend_scheme {} is not \"always\", "
-               "\"first\" or \"never\"", path, field, p.dump());
+               "\"first\" or \"never\"", path, field, json_excerpt(p));
     m.scheme = p == "always" ? PrependScheme::Always : p == "first" ? PrependScheme::First : PrependScheme::Never;
   }
   return m;

@@ -50,11 +50,11 @@ void check_bpe_options(const json& model, const std::string& path) {
   for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     const json v = model.value(key, json(nullptr));
     LLM0_CHECK(v.is_null() || v == json(""), "{}: model.{} = {} is not supported (llm0 implements "
-               "byte-level BPE without word affixes)", path, key, v.dump());
+               "byte-level BPE without word affixes)", path, key, json_excerpt(v));
   }
   const json dropout = model.value("dropout", json(nullptr));
   LLM0_CHECK(dropout.is_null() || dropout == json(0.0),
-             "{}: model.dropout = {} is not supported (BPE dropout is for training)", path, dropout.dump());
+             "{}: model.dropout = {} is not supported (BPE dropout is for training)", path, json_excerpt(dropout));
   const json ignore = model.value("ignore_merges", json(false));
   LLM0_CHECK(ignore.is_boolean(), "{}: model.ignore_merges is not true or false", path);
 }
@@ -107,7 +107,7 @@ Tokenizer Tokenizer::load(const std::string& path) {
              "{}: missing object field 'model'", path);
   const json& model = j["model"];
   const json type = model.value("type", json("BPE"));
-  LLM0_CHECK(type == "BPE", "{}: model.type is {}, expected \"BPE\"", path, type.dump());
+  LLM0_CHECK(type == "BPE", "{}: model.type is {}, expected \"BPE\"", path, json_excerpt(type));
   LLM0_CHECK(model.contains("vocab") && model["vocab"].is_object(),
              "{}: missing object field 'model.vocab'", path);
   LLM0_CHECK(model.contains("merges") && model["merges"].is_array(),

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "core/json_parse.h"
 #include "tokenizer/added_tokens.h"
 #include "tokenizer/bpe_json.h"
 #include "tokenizer/encode_cache.h"
@@ -93,7 +94,7 @@ void Tokenizer::load_pieces(const json& j, const std::string& path, std::string 
   const json unk = model.value("unk_token", json(nullptr));
   if (!unk.is_null()) {
     LLM0_CHECK(unk.is_string() && pv->ids.count(unk.get<std::string>()),
-               "{}: model.unk_token {} is not a token of model.vocab", path, unk.dump());
+               "{}: model.unk_token {} is not a token of model.vocab", path, json_excerpt(unk));
     pv->unk = pv->ids[unk.get<std::string>()];
   }
   const json& merges = model["merges"];

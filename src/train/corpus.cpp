@@ -61,12 +61,7 @@ void append_jsonl_documents(const fs::path& path, const std::string& text,
     const std::string_view line(text.data() + pos, end - pos);
     pos = end + 1;
     if (is_blank(line)) continue;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::exception& e) {
-      LLM0_FAIL("{}:{}: malformed JSON line: {}", path.string(), line_no, json_error_text(e));
-    }
+    const nlohmann::json j = parse_json(line, format("{}:{}", path.string(), line_no));
     LLM0_CHECK(j.is_object() && j.contains("text") && j["text"].is_string(),
                "{}:{}: expected an object with a string field \"text\"", path.string(), line_no);
     std::string doc = j["text"].get<std::string>();

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/json_parse.h"
 
 namespace llm0 {
 
@@ -14,14 +15,23 @@ void drop_metrics_after(const std::string& path, int step) {
   std::ifstream in(path);
   std::string kept;
   for (std::string line; std::getline(in, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) continue;
+    const nlohmann::json j = parse_metrics_line(line);
+    if (j.is_discarded()) continue;
     if (j.contains("step") && j["step"].is_number() && j["step"].get<double>() > step) continue;
     kept += line + "\n";
   }
   AtomicFile out(path);
   out.write(kept.data(), kept.size());
   out.commit();
+}
+
+nlohmann::json parse_metrics_line(const std::string& line) {
+  try {
+    nlohmann::json j = parse_json(line, "metrics line");
+    if (j.is_object()) return j;
+  } catch (const Error&) {
+  }
+  return nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 }  // namespace llm0

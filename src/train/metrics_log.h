@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace llm0 {
 
 /// Rewrites the metrics file `path` without the records whose "step" is greater than `step`
@@ -11,5 +13,10 @@ namespace llm0 {
 /// (path + ".tmp", fsync, rename). A missing file is left missing. Throws llm0::Error naming the
 /// path if it cannot be rewritten.
 void drop_metrics_after(const std::string& path, int step);
+
+/// One line of a metrics file as a JSON object, or a discarded value (is_discarded()) when the line
+/// is not one: not JSON, not an object, or nested deeper than kMaxJsonDepth (core/json_parse.h).
+/// The readers skip such lines (a line cut short by a crash is one).
+nlohmann::json parse_metrics_line(const std::string& line);
 
 }  // namespace llm0

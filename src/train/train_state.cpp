@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/atomic_file.h"
+#include "core/json_parse.h"
 #include "io/safetensors.h"
 #include "train/precision.h"
 
@@ -110,7 +112,7 @@ TrainState read_train_state(const std::string& dir) {
   nlohmann::json j;
   TrainState s;
   try {
-    j = nlohmann::json::parse(in);
+    j = parse_json(std::string(std::istreambuf_iterator<char>(in), {}), "trainer_state.json");
     s.step = j.at("step").get<int>(), s.total_steps = j.at("total_steps").get<int>();
     s.loader.rng = std::stoull(j.at("loader_rng").get<std::string>());
     // Checkpoints before data parallelism counted batches ("loader_step", informational only).

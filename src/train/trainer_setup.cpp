@@ -489,7 +489,7 @@ void TrainerImpl::write_loss_curve(const std::string& dir) const {
   std::map<int, double> train, val;  // last entry per step wins (a resumed run re-logs steps)
   std::ifstream in(dir + "/metrics.jsonl");
   for (std::string line; std::getline(in, line);) {
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    const nlohmann::json j = parse_metrics_line(line);
     if (j.is_discarded() || !j.contains("step")) continue;
     if (j.contains("loss")) train[j["step"].get<int>()] = j["loss"].get<double>();
     if (j.contains("val_loss")) val[j["step"].get<int>()] = j["val_loss"].get<double>();

@@ -194,6 +194,19 @@ put("tokenizer_json", "unsupported-model", tok(byte_level(True), extra={"model":
 put("tokenizer_json", "unsupported-pre", tok({"type": "Metaspace", "replacement": "▁"}))
 put("tokenizer_json", "bad-merge", tok(byte_level(True), merges=["t"]))
 
+# --- nesting depth: the JSON readers' limit (kMaxJsonDepth = 128, src/core/json_parse.h), at it and
+# one level past it (refused), in each harness that reads JSON ----------------------------------
+DEPTH = 128
+def arrays(n): return "[" * n + "1" + "]" * n
+def objects(n): return '{"a": ' * n + "1" + "}" * n
+for n in (DEPTH - 1, DEPTH):  # inside the outer object: DEPTH and DEPTH + 1 levels
+    c = dict(tiny); c["deep"] = None
+    put("config", "nest-%d.json" % (n + 1), json.dumps(c).replace("null", arrays(n)))
+    c = dict(tiny); c["rope_scaling"] = None
+    put("config", "nest-rope-%d.json" % (n + 1), json.dumps(c).replace("null", objects(n)))
+    put("tokenizer_json", "nest-%d" % (n + 1), tok(byte_level(True), extra={"deep": None}).replace('"deep": null', '"deep": ' + arrays(n)))
+    put("safetensors", "nest-%d" % (n + 1), st('{"__metadata__": {"a": "b"}, "deep": %s}' % arrays(n)))
+
 # --- bpe: first byte = tokenizer (0 llm0, 1 GPT-2, 2 Llama-3, 3 Qwen2 NFC) and mode (bit 7: decode)
 for i, c in enumerate(goldens["cases"]):
     put("bpe", "%02d-%s" % (i, c["name"]), bytes([i % 4]) + c["text"].encode())
