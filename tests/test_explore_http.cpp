@@ -97,17 +97,20 @@ TEST_F(ExploreHttp, AFormEncodedBodyOverItsLimitNamesThatLimitAndType) {
 // The server's read timeout is 10 s (ConnectionLimits' default): an answer within half of it was
 // not waiting for a body that never comes.
 TEST_F(ExploreHttp, AMalformedContentLengthIsRefusedAtOnce) {
-  for (const char* length : {"abc", "-5", "1e3", "12 34", "99999999999999999999"}) {
+  for (const char* length : {"abc", "-5", "1e3", "12 34"}) {
     const std::string reply = raw_exchange(port_, std::string("POST /explore/api/kv HTTP/1.1\r\nHost: x\r\n"
         "Content-Type: application/json\r\nContent-Length: ") + length + "\r\n\r\n{}", 5000);
     EXPECT_EQ(reply.rfind("HTTP/1.1 400 ", 0), 0u) << length << ": " << reply;
     EXPECT_EQ(error_code(reply), "bad_request") << reply;
     EXPECT_NE(reply.find("Content-Length header"), std::string::npos) << reply;
   }
-  const std::string huge = raw_exchange(port_, "POST /explore/api/kv HTTP/1.1\r\nHost: x\r\n"
-      "Content-Type: application/json\r\nContent-Length: 1048577\r\n\r\n{}", 5000);
-  EXPECT_EQ(huge.rfind("HTTP/1.1 413 ", 0), 0u) << huge;
-  EXPECT_EQ(error_code(huge), "too_large") << huge;
+  // A length past 64 bits is a number too, over any limit.
+  for (const char* length : {"1048577", "99999999999999999999"}) {
+    const std::string huge = raw_exchange(port_, std::string("POST /explore/api/kv HTTP/1.1\r\nHost: x\r\n"
+        "Content-Type: application/json\r\nContent-Length: ") + length + "\r\n\r\n{}", 5000);
+    EXPECT_EQ(huge.rfind("HTTP/1.1 413 ", 0), 0u) << huge;
+    EXPECT_EQ(error_code(huge), "too_large") << huge;
+  }
 }
 
 class ExploreHttpShortTimeout : public ExploreHttp {
@@ -162,13 +165,14 @@ TEST_F(ExploreHttp, OtherMethodsGet405WithAllowAndUnknownPaths404) {
 }
 
 // The method is checked before any body is read: a bodiless POST/PUT without Content-Length gets
-// 405 at once (not 408 after the 10 s read timeout); POST kv without a body gets 400 empty_body;
+// 405 at once (not 408 after the 10 s read timeout); POST kv without a length gets 411
+// length_required (the servers' framing policy, src/http/framing.h);
 // OPTIONS and TRACE get 405 with Allow. "At once": within half the read timeout.
 TEST_F(ExploreHttp, BodilessRequestsAreAnsweredAtOnce) {
   struct Case { const char* request; const char* status; const char* code; const char* allow; };
   for (const Case& k : {Case{"POST /explore/api/info", "405", "method_not_allowed", "GET, HEAD"},
                         Case{"PUT /explore/api/kv", "405", "method_not_allowed", "POST"},
-                        Case{"POST /explore/api/kv", "400", "empty_body", nullptr},
+                        Case{"POST /explore/api/kv", "411", "length_required", nullptr},
                         Case{"OPTIONS /explore/api/info", "405", "method_not_allowed", "GET, HEAD"},
                         Case{"TRACE /explore/api/kv", "405", "method_not_allowed", "POST"},
                         Case{"OPTIONS /explore/index.html", "405", "method_not_allowed", "GET, HEAD"}}) {

@@ -2,9 +2,11 @@
 #include "explore/explore_api.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <new>
 
+#include "core/cancel.h"
 #include "core/json_file.h"
 #include "core/shipped_file.h"
 #include "core/threads.h"
@@ -89,6 +91,8 @@ ApiResponse ExploreApi::handle(const ApiRequest& r) {
     return {200, route(*this, r, r.path.substr(std::string(kApi).size()))};
   } catch (const ExploreError& e) {
     return {e.status, error_json(e.what(), e.code, e.data), e.allow};
+  } catch (const Cancelled& e) {  // the client hung up (nobody reads this) or the server stops
+    return {503, error_json(e.what(), "cancelled")};
   } catch (const Error& e) {  // the library's refusal of this input names what is wrong
     return {400, error_json(e.what(), "bad_request")};
   } catch (const json::exception& e) {
@@ -98,6 +102,26 @@ ApiResponse ExploreApi::handle(const ApiRequest& r) {
   } catch (const std::exception& e) {
     return {500, error_json(e.what(), "internal_error")};
   }
+}
+
+ExploreApi::HeavyTurn::HeavyTurn(ExploreApi& api) : api_(api) {
+  if (api.heavy_requests_.fetch_add(1) >= ExploreLimits::kHeavyRequests) {
+    --api.heavy_requests_;
+    throw ExploreError(503, "busy", format("the explorer already holds {} heavy requests (growth tables "
+                       "not computed yet, measured models), the most it queues; try again when one "
+                       "has finished", ExploreLimits::kHeavyRequests));
+  }
+  try {  // waits in slices, so a request abandoned while it waits leaves the queue (cancel_point)
+    while (!api.heavy_mu_.try_lock_for(std::chrono::milliseconds(20))) cancel_point();
+  } catch (...) {
+    --api.heavy_requests_;
+    throw;
+  }
+}
+
+ExploreApi::HeavyTurn::~HeavyTurn() {
+  api_.heavy_mu_.unlock();
+  --api_.heavy_requests_;
 }
 
 ExploreApi::ModelLease ExploreApi::require_model() {
@@ -129,6 +153,7 @@ json ExploreApi::info(bool static_copy) const {
                       {"generate_steps_tokens", ExploreLimits::kGenerateStepsTokens},
                       {"shapes_tokens", lesson::kShapesMaxTokens},
                       {"body_bytes", ExploreLimits::kBodyBytes},
+                      {"heavy_requests", ExploreLimits::kHeavyRequests},
                       {"config_layers", kKvMaxLayers},
                       {"uri_bytes", ExploreLimits::kUriBytes}}},
           {"model", model_.model ? model_summary(model_, opt_.model_dir, default_text()) : json()},

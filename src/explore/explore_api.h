@@ -29,6 +29,10 @@ struct ExploreLimits {
   static constexpr int kAttentionMapTokens = lesson::kAttentionMapMaxTokens;  ///< attention-map sentence tokens
   static constexpr int kGenerateStepsTokens = 256; ///< generate-steps tokens
   static constexpr size_t kBodyBytes = 1u << 20;   ///< POST body (a config.json)
+  /// Heavy requests (a growth table not in the memo, a measure=true model) held at once: one
+  /// computing, the others waiting their turn; one more is refused at once with 503 `busy`
+  /// instead of queueing without bound (each growth table at L = 4,096 takes seconds).
+  static constexpr int kHeavyRequests = 4;
   /// Request line's URI (cpp-httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH: longer gets 414
   /// uri_too_long); the pages check a sentence's encoded length against it before sending.
   static constexpr size_t kUriBytes = 8192;
@@ -73,10 +77,25 @@ class ExploreApi {
   /// The kv-cache lesson's growth tables by (model, P, L): deterministic, and seconds to compute
   /// at L = 4,096 (greedy generation on fixed weights), so computed once per server.
   Memo<lesson::KvCacheLesson>& growth_memo() { return growth_memo_; }
-  /// A turn for a heavy computation (a growth table, a --measure model): one at a time per server,
-  /// since each runs an OpenMP team of --threads (three at once on --threads cores made each ~20×
-  /// slower); light requests (info, the ledgers, the teaching world) never wait for it.
-  std::unique_lock<std::mutex> heavy_turn() { return std::unique_lock<std::mutex>(heavy_mu_); }
+  /// A turn for a heavy computation (a growth table, a --measure model), held until destroyed: one
+  /// at a time per server, since each runs an OpenMP team of --threads (three at once on --threads
+  /// cores made each ~20× slower); light requests (info, the ledgers, the teaching world) never
+  /// wait for it.
+  class HeavyTurn {
+   public:
+    explicit HeavyTurn(ExploreApi& api);
+    ~HeavyTurn();
+    HeavyTurn(const HeavyTurn&) = delete;
+    HeavyTurn& operator=(const HeavyTurn&) = delete;
+
+   private:
+    ExploreApi& api_;
+  };
+  /// Waits for a heavy turn. Throws ExploreError 503 `busy` at once when kHeavyRequests requests
+  /// already hold or wait for one; Cancelled (core/cancel.h) when the waiting request is abandoned.
+  HeavyTurn heavy_turn() { return HeavyTurn(*this); }
+  /// Requests holding or waiting for a heavy turn now (tests observe the queue with it).
+  int heavy_requests() const { return heavy_requests_.load(); }
   /// The sentence the model panels start from: Chinese, or English for --lang en or a model whose
   /// vocabulary spells the Chinese one in bytes (more tokens than characters).
   std::string default_text() const;
@@ -86,7 +105,8 @@ class ExploreApi {
   GenerationModel model_;
   int threads_ = 0;
   std::mutex model_mu_;
-  std::mutex heavy_mu_;
+  std::timed_mutex heavy_mu_;
+  std::atomic<int> heavy_requests_{0};
   std::atomic<int> in_flight_{0};
   Memo<lesson::KvCacheLesson> growth_memo_{64};
 };

@@ -43,7 +43,7 @@ json kv_reference(ExploreApi& api, const ApiRequest& r, const std::string& name)
   const std::string path = reference_config_path(name);
   json j = to_json(kv_ledger_from_file(path, kv_options(q)));
   if (q.flag("measure")) {
-    const std::unique_lock<std::mutex> turn = api.heavy_turn();
+    const ExploreApi::HeavyTurn turn = api.heavy_turn();
     j["measured"] = lesson::measure_kv_small_model(read_json_file(path, "model config file"));
   }
   return j;
@@ -68,7 +68,7 @@ json kv_pasted(ExploreApi& api, const ApiRequest& r) {
   return config_checked([&] {
     json j = to_json(kv_ledger(config, opt, "config.json"));
     if (measure) {
-      const std::unique_lock<std::mutex> turn = api.heavy_turn();
+      const ExploreApi::HeavyTurn turn = api.heavy_turn();
       j["measured"] = lesson::measure_kv_small_model(config);
     }
     return j;

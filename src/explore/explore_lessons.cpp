@@ -52,7 +52,7 @@ json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {
   const std::string key = format("{} {} {}", source.model ? "loaded" : std::to_string(source.seed),
                                  opt.prompt_len, opt.up_to);
   const lesson::KvCacheLesson g = api.growth_memo().get_or_compute(key, [&] {
-    const std::unique_lock<std::mutex> turn = api.heavy_turn();
+    const ExploreApi::HeavyTurn turn = api.heavy_turn();
     lesson::KvCacheLesson t;
     t.prompt_len = opt.prompt_len;
     lesson::run_kv_growth(source, t, opt.up_to);

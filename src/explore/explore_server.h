@@ -1,9 +1,10 @@
 // ExploreServer: the HTTP server of `llm0 explore` — the explorer's routes (explore_http.h) on a
 // ConnectionServer (src/serve/connection_server.h: connection cap, request deadline, keep-alive;
-// bind_listener, listen_after_bind and stop from it; its limits fixed at their defaults). Every
-// refusal, httplib's own included (unknown route 404, body over 1 MiB — or over 8,192 bytes when
-// form-encoded — 413, a malformed Content-Length or unparsable request 400, a request that does not
-// arrive in time 408), is the API's error object {"error": {"message", "code"}}.
+// bind_listener, listen_after_bind and stop from it; its limits fixed at their defaults). A body's
+// framing follows the policy `llm0 serve` follows too (src/http/framing.h: Content-Length,
+// Transfer-Encoding, Expect; body over 1 MiB — or over 8,192 bytes when form-encoded — 413). Every
+// refusal, httplib's own included (unknown route 404, an unparsable request 400, a request that does
+// not arrive in time 408), is the API's error object {"error": {"message", "code"}}.
 #pragma once
 #include "explore/explore_api.h"
 #include "serve/connection_server.h"

@@ -1,6 +1,7 @@
 // Token-by-token generation with the cache growing (lesson_generate_steps.h).
 #include "lesson/lesson_generate_steps.h"
 
+#include "core/cancel.h"
 #include "core/check.h"
 #include "lesson/lesson_tokens.h"
 
@@ -30,6 +31,7 @@ json generate_steps_json(GenerationModel& m, const std::string& model_name,
   const GenerateResult prefill = gen.result();
   json steps = json::array();
   while (!gen.finished()) {
+    cancel_point();  // a step boundary: abandoned work (core/cancel.h) stops here
     const GenerateStep& s = gen.next();
     if (s.token < 0) break;
     json step = state_json(gen.result());

@@ -23,7 +23,8 @@ struct GenerateStepsOptions {
 
 /// The run as JSON (docs/explore-api.md "generate-steps"). `model_name` names the model. Throws
 /// llm0::Error what Generator::start throws (prompt longer than the context, bad settings) and
-/// for tokens < 1.
+/// for tokens < 1; Cancelled (core/cancel.h) before a token when the calling thread's work was
+/// abandoned.
 nlohmann::json generate_steps_json(GenerationModel& m, const std::string& model_name,
                                    const GenerateStepsOptions& opt);
 

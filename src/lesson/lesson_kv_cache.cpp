@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "core/cancel.h"
 #include "core/check.h"
 #include "model/infer_context.h"
 #include "core/json_file.h"
@@ -48,9 +49,11 @@ int argmax(const float* x, int n) {
   return best;
 }
 
-// One forward_cached call; fills the step's counters, logits row and greedy token.
+// One forward_cached call; fills the step's counters, logits row and greedy token. A step boundary:
+// abandoned work (core/cancel.h: a server's client hung up) stops here.
 void step(const Model& m, InferContext& ctx, const int* tokens, int n, ModelCache& cache,
           KvRun& run) {
+  cancel_point();
   const int V = m.config().vocab_size;
   const Snapshot before = snapshot(m, ctx);
   std::vector<float> logits((size_t)V);  // [1, V]: the last position only

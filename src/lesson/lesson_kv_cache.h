@@ -77,7 +77,8 @@ std::vector<int> lesson_prompt(int prompt_len, int vocab_size);
 
 /// Greedy generation of G tokens after `prompt`, with (cached = true) or without the cache,
 /// recording the engine's counters per step. Throws llm0::Error when P + G − 1 exceeds
-/// max_position_embeddings, or P or G < 1.
+/// max_position_embeddings, or P or G < 1; Cancelled (core/cancel.h) before a step when the
+/// calling thread's work was abandoned.
 KvRun run_generation(const Model& model, const std::vector<int>& prompt, int generate, bool cached);
 
 /// Totals lengths of the growth table: up to 6 lengths halving from `up_to` down to P + 1.

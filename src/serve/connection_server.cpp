@@ -20,6 +20,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/cancel.h"
 #include "core/check.h"
 #include "serve/overflow_responder.h"
 #include "serve/raw_response.h"
@@ -250,6 +251,15 @@ bool await_request(const SocketStream& strm, const Connection& conn, const Conne
   return ready && !conn.wake.evicted;
 }
 
+// httplib guards only routing (handlers and the pre-routing handler) with its exception handler;
+// an exception from a streamed response's content provider, the error handler or the Expect
+// handler would leave the connection thread and end the process (std::terminate), every other
+// request and stream with it. It ends its own connection only; said on stderr.
+void contained_failure(const char* what) {
+  std::fprintf(stderr, "llm0: a request failed while its response was written (%s); its connection "
+               "was closed, the server keeps serving\n", what);
+}
+
 // The request asks to end its connection after the reply (httplib then closes it): Connection:
 // close, or HTTP/1.0 without Connection: Keep-Alive.
 bool last_request(const httplib::Request& q) {
@@ -282,20 +292,16 @@ int ConnectionServer::bind_listener(const std::string& host, int port) {
   return bound;
 }
 
-namespace {
-
-// The handler, marking the request as read whole first (request_read()).
-httplib::Server::Handler marked_read(httplib::Server::Handler h) {
-  return [h = std::move(h)](const httplib::Request& q, httplib::Response& r) {
-    request_read(last_request(q));
-    h(q, r);
-  };
-}
-
-}  // namespace
-
+// The handler, marking the request as read whole first (request_read()), runs under a CancelScope
+// (core/cancel.h): work it abandons at a cancel_point() — its client is gone, or the server stops —
+// ends its connection after the (unread) reply.
 ConnectionServer& ConnectionServer::add(AddRoute add, const std::string& pattern, Handler handler) {
-  (this->*add)(pattern, marked_read(std::move(handler)));
+  (this->*add)(pattern, [this, h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
+    request_read(last_request(q));
+    CancelScope scope([this] { return stopping() || client_gone(probe_interim_response); });
+    h(q, r);
+    if (scope.fired()) close_after_response();
+  });
   return *this;
 }
 
@@ -327,7 +333,15 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     conn.probed = false;
     bool closed = false;
     if (left == 1 && q) q->closing(&conn);
-    ret = process_request(strm, left == 1, closed, nullptr);
+    try {
+      ret = process_request(strm, left == 1, closed, nullptr);
+    } catch (const std::exception& e) {  // see below
+      contained_failure(e.what());
+      ret = false, conn.close = true;
+    } catch (...) {
+      contained_failure("an unknown exception");
+      ret = false, conn.close = true;
+    }
     if (!ret && strm.written() == 0 && strm.received() > 0 && strm.cut() != Cut::none) {
       // Part of a request line, then nothing: httplib gives up without a reply. Answer 408.
       const std::string reply = raw_error_response(ApiError::request_timeout(request_timeout_message()));

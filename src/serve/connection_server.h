@@ -20,7 +20,10 @@
 //   - an idle keep-alive connection is closed after `keep_alive_timeout_s`, and at once when the
 //     cap is reached, so idle connections never keep others out;
 //   - a client that shut down only its write side (half-closed) still gets its reply.
-// The handler thread of a request can ask whether its client is gone (client_gone()).
+// The handler thread of a request can ask whether its client is gone (client_gone()); every handler
+// runs under a CancelScope (core/cancel.h) whose test is "the client is gone or the server stops",
+// so a long computation that calls cancel_point() between its steps is abandoned within one step.
+// An exception that escapes httplib's own guard (a content provider's) ends its connection only.
 #pragma once
 #include <httplib.h>
 
@@ -54,7 +57,8 @@ class ConnectionServer : public httplib::Server {
  public:
   ConnectionServer(const ConnectionLimits& limits, OverflowRoutes routes);
   /// httplib's Get, Post, Put, Patch and Delete, the handler marking the request as read whole
-  /// first (request_read(): from then on its connection is never evicted).
+  /// first (request_read(): from then on its connection is never evicted) and running under a
+  /// CancelScope (client gone or stopping(); a fired scope ends the connection after the reply).
   ConnectionServer& Get(const std::string& pattern, Handler handler);
   ConnectionServer& Post(const std::string& pattern, Handler handler);
   ConnectionServer& Put(const std::string& pattern, Handler handler);

@@ -4,13 +4,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <chrono>
 #include <ctime>
 
 #include "core/check.h"
+#include "http/framing.h"
 #include "serve/chat_template.h"
 #include "serve/openai_response.h"
 #include "serve/prepare_request.h"
@@ -94,52 +93,16 @@ void HttpServer::Impl::routes() {
     r.set_content(metrics.render(), "text/plain; version=0.0.4");
   });
   if (opt.extra_routes) opt.extra_routes(http);
-  // httplib 0.11 applies the body limit to a Content-Length only: a chunked upload would be read
-  // whole, whatever its size. Bodies must state their length (every OpenAI client and curl -d do);
-  // a chunked one is refused before any of it is read (the unread rest then fails to parse as a
-  // request line, and httplib ends the connection).
-  http.set_pre_routing_handler([this](const httplib::Request& q, httplib::Response& r) {
-    std::string te = q.get_header_value("Transfer-Encoding");
-    const bool has_body = q.method == "POST" || q.method == "PUT" || q.method == "PATCH" || q.method == "DELETE";
-    std::transform(te.begin(), te.end(), te.begin(), [](unsigned char c) { return (char)std::tolower(c); });
-    // Content-Length: one decimal number; several that disagree are refused (RFC 9112 §6.3) —
-    // httplib would read the first, and a negative one parses as a huge unsigned length.
-    const size_t lengths = q.get_header_value_count("Content-Length");
-    for (size_t i = 0; i < lengths; ++i) {
-      const std::string v = q.get_header_value("Content-Length", i);
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos ||
-          v != q.get_header_value("Content-Length", 0)) {
-        metrics.count(Outcome::rejected);
-        closing_reply(q, r);  // the body's length is unknown: nothing more can be read
-        send_error(r, ApiError(400, "Content-Length must be one decimal number of bytes (given: '" + v + "')",
-                               "", "invalid_request_error", "bad_request"));
-        return httplib::Server::HandlerResponse::Handled;
-      }
-    }
-    if (te.find("chunked") == std::string::npos) {
-      // httplib would read (and drop) a body over the limit before answering 413: refuse it now
-      // (a length of more than 19 digits is over any limit; it does not fit 64 bits either).
-      const std::string v = q.get_header_value("Content-Length");
-      if (v.size() <= 19 && q.get_header_value<uint64_t>("Content-Length") <= opt.max_body_bytes) {
-        // A POST with neither a length nor chunks has an empty body (RFC 9112 §6.3), but httplib
-        // would read one until the client closes: refuse it as it stands.
-        if (lengths > 0 || !has_body) return httplib::Server::HandlerResponse::Unhandled;
-        metrics.count(Outcome::rejected);
-        closing_reply(q, r);
-        send_error(r, ApiError(411, "a request body needs a Content-Length header (its size in bytes)", "",
-                               "invalid_request_error", "length_required"));
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      metrics.count(Outcome::rejected);
-      closing_reply(q, r);  // a keep-alive client must not reuse the socket
-      send_error(r, too_large());
-      return httplib::Server::HandlerResponse::Handled;
-    }
+  // The body's framing and size (repeated or malformed Content-Length, Transfer-Encoding, a
+  // missing length, over --max-body, Expect) follow the servers' one policy (http/framing.h),
+  // decided before any body byte is read; the connection ends after a refusal.
+  http::install_framing(http, {opt.max_body_bytes, "llm0 serve --max-body"},
+                        [this](const httplib::Request& q, httplib::Response& r, const http::Refusal& f) {
     metrics.count(Outcome::rejected);
-    closing_reply(q, r);  // the body was not read
-    send_error(r, ApiError(411, "request bodies sent with Transfer-Encoding: chunked are not accepted; "
-                           "send a Content-Length", "", "invalid_request_error", "length_required"));
-    return httplib::Server::HandlerResponse::Handled;
+    closing_reply(q, r);
+    // OpenAI's code for a body over the limit is request_too_large.
+    send_error(r, ApiError(f.status, f.message, "", "invalid_request_error",
+                           f.code == "too_large" ? "request_too_large" : f.code));
   });
   // httplib's own refusals (unknown route 404, body over the limit 413, a request it cannot parse
   // 400, a request line over its limit 414; 408 when a read of the request stalled or reached the
@@ -272,7 +235,6 @@ HttpServer::HttpServer(Scheduler& scheduler, const Model& model, const Tokenizer
                        Metrics& metrics, const HttpServerOptions& options)
     : impl_(std::make_unique<Impl>(scheduler, model, tokenizer, metrics, options)) {
   httplib::Server& h = impl_->http;
-  h.set_payload_max_length(options.max_body_bytes);
   // SO_REUSEADDR (a restart may bind while old connections linger) but not httplib's default
   // SO_REUSEPORT, which would let a second server bind the same port silently; TCP_NODELAY on
   // the listening socket (accepted sockets inherit it on Linux): a streamed chunk goes out at once

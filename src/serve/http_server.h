@@ -7,7 +7,8 @@
 //   whatever HttpServerOptions::extra_routes adds      (`llm0 serve` mounts the explorer, /explore/)
 // Every error is OpenAI's error object (api_error.h): 400 malformed JSON or fields (or an HTTP
 // request that cannot be parsed), 404 unknown model or route, 408 a request not received within
-// the request timeout, 411 a chunked body, 413 a body over max_body_bytes, 429 queue full, 500 an
+// the request timeout, 411 a chunked body, 413 a body over max_body_bytes, 417 an unknown Expect
+// (the body-framing refusals: http/framing.h, the policy explore follows too), 429 queue full, 500 an
 // internal failure, 503 shutting down or every connection slot taken. Connections are served by a
 // ConnectionServer (connection_server.h: connection cap, request deadline, keep-alive); a request
 // whose client is gone — streamed or not — is cancelled at the scheduler's next step.

@@ -34,6 +34,7 @@ LEVELS = [
     ["tokenizer", "ledger"],
     ["io"],      # safetensors, checkpoints (load into a Model), GGUF (config + tokenizer), llama2.c
     ["infer"],   # sampler, generator (loads checkpoints through io), infer_dtypes, streaming
+    ["http"],    # the transport below the servers: one body-framing policy over cpp-httplib
     ["lesson", "serve", "train"],  # the applications: peers, none includes another
     ["explore"],  # the lesson pages: serves lessons over serve's connection server
 ]

@@ -36,6 +36,10 @@
     "err.code.method_not_allowed": "这个接口不接受这种请求方法。",
     "err.code.request_timeout": "请求超时。",
     "err.code.bad_request": "请求有误。",
+    "err.code.length_required": "请求缺少内容长度（Content-Length）。",
+    "err.code.expectation_failed": "服务器不支持请求里的 Expect。",
+    "err.code.busy": "服务器正忙：同时在算的大请求已到上限，请稍后再试。",
+    "err.code.cancelled": "服务器正在停止，这次计算已放弃。",
     "prov.label": "数字口径：",
     "model.none": "还没有加载模型。训练一个之后这样打开：{hint}",
 
