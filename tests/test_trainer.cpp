@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -62,7 +63,13 @@ TEST(Trainer, LowersValidationLossSameSeedSameLossesResumeIsExact) {
     EXPECT_EQ(j.value("bigram_baseline", -1.0), sa.bigram_entropy) << line;
   }
   EXPECT_GT(val_records, 0);
-  EXPECT_TRUE(fs::exists(a + "/loss_curve.svg"));
+  std::ifstream svg_file(a + "/loss_curve.svg");
+  const std::string svg((std::istreambuf_iterator<char>(svg_file)), std::istreambuf_iterator<char>());
+  char legend[64];  // the chart's legend names both baselines with their values
+  std::snprintf(legend, sizeof legend, "unigram baseline %.2f", sa.unigram_entropy);
+  EXPECT_NE(svg.find(legend), std::string::npos) << legend;
+  std::snprintf(legend, sizeof legend, "bigram baseline %.2f", sa.bigram_entropy);
+  EXPECT_NE(svg.find(legend), std::string::npos) << legend;
   EXPECT_TRUE(fs::exists(a + "/checkpoint/optimizer.safetensors"));
   // Same seed -> same losses.
   const std::string a2 = tmp("a2");

@@ -488,8 +488,11 @@ void TrainerImpl::write_loss_curve(const std::string& dir) const {
     if (j.contains("loss")) train[j["step"].get<int>()] = j["loss"].get<double>();
     if (j.contains("val_loss")) val[j["step"].get<int>()] = j["val_loss"].get<double>();
   }
+  const std::vector<CurveBaseline> baselines{
+      {"unigram baseline", "token frequencies of the training split, no context", unigram_entropy_},
+      {"bigram baseline", "the same given the previous token", bigram_entropy_}};
   write_loss_curve_svg(dir + "/loss_curve.svg", {train.begin(), train.end()}, {val.begin(), val.end()},
-                       "llm0 training loss (nats/token)");
+                       baselines, "llm0 training loss");
 }
 
 }  // namespace llm0
