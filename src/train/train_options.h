@@ -57,6 +57,8 @@ struct TrainSummary {
   double final_val_loss = 0;      // nats/token
   double unigram_entropy = 0;     // nats/token: cross-entropy of validation tokens under the
                                   // training unigram distribution (the no-context baseline)
+  double bigram_entropy = 0;      // nats/token: the same under the training bigram model (the
+                                  // previous-token baseline; train/baselines.h)
   double tokens_per_second = 0;   // training throughput of this process
   double mfu = 0;                 // achieved / sgemm-peak FLOP/s
   double mfu_fma = 0;             // achieved / peak FLOP/s of the precision in use: the float32

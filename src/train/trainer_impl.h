@@ -67,7 +67,7 @@ class TrainerImpl {
   std::vector<Batch> micro_;
   Batch eval_batch_;
   TrainState state_;
-  double unigram_entropy_ = 0, grad_norm_ = 0;
+  double unigram_entropy_ = 0, bigram_entropy_ = 0, grad_norm_ = 0;  // baselines: train/baselines.h
   double peak_gflops_ = 1, fma_gflops_ = 1;  // all ranks' sgemm and FMA peaks (MFU denominators;
                                              // "FMA" = the BF16 dot-product peak in bf16)
   TrainPrecision precision_ = TrainPrecision::F32;

@@ -18,6 +18,7 @@
 #include "ledger/fma_peak.h"
 #include "ledger/sgemm_peak.h"
 #include "model/init.h"
+#include "train/baselines.h"
 #include "train/corpus.h"
 #include "train/loss_curve.h"
 #include "train/metrics_log.h"
@@ -269,16 +270,6 @@ std::vector<int32_t> token_stream(const Tokenizer& tok, const std::vector<std::s
   }
   return s;
 }
-
-// Cross-entropy of `val` under the unigram distribution of `train` (add-one smoothing), nats.
-double unigram_cross_entropy(const std::vector<int32_t>& train, const std::vector<int32_t>& val, int V) {
-  std::vector<double> count((size_t)V, 1.0);
-  for (int32_t t : train) count[(size_t)t] += 1;
-  const double total = (double)train.size() + V;
-  double h = 0;
-  for (int32_t t : val) h -= std::log(count[(size_t)t] / total);
-  return h / (double)val.size();
-}
 }  // namespace
 
 void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val) {
@@ -286,6 +277,7 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
   LLM0_CHECK((int)vs.size() > o_.seq_len, "validation split has {} tokens, fewer than seq_len+1={}",
              vs.size(), o_.seq_len + 1);
   unigram_entropy_ = unigram_cross_entropy(ts, vs, model_->config().vocab_size);
+  bigram_entropy_ = bigram_cross_entropy(ts, vs, model_->config().vocab_size);
   if (!o_.quiet)
     std::printf("corpus: %zu train documents (%zu tokens), %zu validation documents (%zu tokens)\n",
                 train.size(), ts.size(), val.size(), vs.size());
@@ -440,9 +432,10 @@ void TrainerImpl::choose_run_precision() {
 
 void TrainerImpl::report_validation(double val) {
   if (!o_.quiet)
-    std::printf("step %5d | validation loss %.4f | perplexity %.2f | unigram baseline %.4f\n",
-                state_.step, val, std::exp(val), unigram_entropy_);
-  log({{"step", state_.step}, {"val_loss", val}, {"val_perplexity", std::exp(val)}});
+    std::printf("step %5d | validation loss %.4f | perplexity %.2f | unigram %.4f | bigram %.4f\n",
+                state_.step, val, std::exp(val), unigram_entropy_, bigram_entropy_);
+  log({{"step", state_.step}, {"val_loss", val}, {"val_perplexity", std::exp(val)},
+       {"unigram_baseline", unigram_entropy_}, {"bigram_baseline", bigram_entropy_}});
 }
 
 // The peaks of all ranks together (measured at once), the denominators of their joint MFU: sgemm
@@ -476,6 +469,7 @@ TrainSummary TrainerImpl::summary(double loss, double val, double tokens) const 
   TrainSummary s;
   s.steps = state_.step, s.total_steps = state_.total_steps;
   s.final_train_loss = loss, s.final_val_loss = val, s.unigram_entropy = unigram_entropy_;
+  s.bigram_entropy = bigram_entropy_;
   s.tokens_per_second = tokens / std::max(1e-9, seconds());
   const double flops = s.tokens_per_second * train_flops_per_token(model_->config(), o_.seq_len);
   s.mfu = flops / (peak_gflops_ * 1e9), s.mfu_fma = flops / (fma_gflops_ * 1e9);
@@ -494,8 +488,11 @@ void TrainerImpl::write_loss_curve(const std::string& dir) const {
     if (j.contains("loss")) train[j["step"].get<int>()] = j["loss"].get<double>();
     if (j.contains("val_loss")) val[j["step"].get<int>()] = j["val_loss"].get<double>();
   }
+  const std::vector<CurveBaseline> baselines{
+      {"unigram baseline", "token frequencies of the training split, no context", unigram_entropy_},
+      {"bigram baseline", "the same given the previous token", bigram_entropy_}};
   write_loss_curve_svg(dir + "/loss_curve.svg", {train.begin(), train.end()}, {val.begin(), val.end()},
-                       "llm0 training loss (nats/token)");
+                       baselines, "llm0 training loss");
 }
 
 }  // namespace llm0
