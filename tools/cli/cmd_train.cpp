@@ -72,9 +72,9 @@ void register_train(CLI::App& app) {
     const std::string stopped =
         s.stopped_by.empty() ? "" : " (stopped by " + s.stopped_by + "; --resume continues the schedule)";
     std::printf("done: %d/%d steps%s, %zu parameters | train loss %.4f | validation loss %.4f "
-                "(perplexity %.2f) vs unigram baseline %.4f | %.0f tok/s | MFU %.1f%% of sgemm, %.1f%% of "
+                "(perplexity %.2f) vs baselines unigram %.4f, bigram %.4f | %.0f tok/s | MFU %.1f%% of sgemm, %.1f%% of "
                 "%s peak\n", s.steps, s.total_steps, stopped.c_str(), s.parameters, s.final_train_loss, s.final_val_loss,
-                std::exp(s.final_val_loss), s.unigram_entropy, s.tokens_per_second, 100 * s.mfu,
+                std::exp(s.final_val_loss), s.unigram_entropy, s.bigram_entropy, s.tokens_per_second, 100 * s.mfu,
                 100 * s.mfu_fma, s.precision == "bf16" ? "BF16" : "FMA");
   });
 }
