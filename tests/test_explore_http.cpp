@@ -17,37 +17,20 @@
 #include <nlohmann/json.hpp>
 
 #include "explore/explore_server.h"
+#include "server_process.h"
 
 namespace llm0 {
 namespace {
 
 using explore::ExploreApi;
 using nlohmann::json;
+using testing_fixtures::RawConnection;
 
 // Sends `request` on a new connection to 127.0.0.1:port and returns what arrives until the server
 // closes it or `ms` pass (then "" if nothing came).
 std::string raw_exchange(int port, const std::string& request, int ms) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons((uint16_t)port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string out;
-  if (::connect(fd, (sockaddr*)&a, sizeof(a)) == 0 &&
-      ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == (ssize_t)request.size()) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-      pollfd p{fd, POLLIN, 0};
-      if (left.count() <= 0 || ::poll(&p, 1, (int)left.count()) <= 0) break;
-      char buf[4096];
-      const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-      if (n <= 0) break;
-      out.append(buf, (size_t)n);
-    }
-  }
-  ::close(fd);
-  return out;
+  const RawConnection c(port);
+  return c.send(request) ? c.receive(ms) : "";
 }
 
 // The error object of a raw reply ("" when there is none).
