@@ -1,6 +1,8 @@
 // One body-framing policy for both servers (src/http/framing.h): the same table of requests — one
 // Content-Length, two equal, two that differ (in both orders), Content-Length with chunked,
-// chunked alone, none, malformed, a GET with a body, over the limit, an unknown Expect, and
+// chunked alone, none, malformed, a GET with a body, over the limit, an unknown Expect,
+// 100-continue spelt in capitals or sent by HTTP/1.0 (417), a body over the explorer's own limit
+// but under serve's --max-body (413 from both, without "100 Continue"), and
 // Expect: 100-continue over the limit (refused without "100 Continue") and within it (invited,
 // then answered) — sent over raw sockets to `llm0 explore` and to `llm0 serve` (its /explore/
 // mount: the same endpoint on both), each answered with the same status. Before the policy,
@@ -50,6 +52,14 @@ std::vector<Row> framing_table() {
       {"a GET with a body", "GET /explore/api/info HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5", "hello", 400},
       {"over both limits", post + "Content-Length: 99999999", "", 413},
       {"an unknown expectation", post + "Content-Length: " + n + "\r\nExpect: teapot", config, 417},
+      // httplib answers only the lowercase spelling with 100 Continue: another one waited 10 s (408)
+      {"100-continue in another letter case", post + "Content-Length: " + n + "\r\nExpect: 100-Continue", config, 417},
+      // an HTTP/1.0 request may take no 1xx response (RFC 9110 §15.2): was "100 Continue" first
+      {"Expect: 100-continue in an HTTP/1.0 request",
+       "POST /explore/api/kv?context=16 HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\n"
+       "Expect: 100-continue\r\nContent-Length: " + n, "", 417},
+      // the explorer's own 1 MiB, under serve's 4 MiB --max-body: serve invited and read it all
+      {"over the explorer's limit only, with Expect", post + "Expect: 100-continue\r\nContent-Length: 2000000", "", 413},
   };
 }
 
@@ -104,6 +114,21 @@ TEST(HttpFraming, BothServersAnswerTheFramingTableAlike) {
     EXPECT_EQ(e[i], want[i]) << "llm0 explore: " << names[i];
     EXPECT_EQ(s[i], want[i]) << "llm0 serve: " << names[i];
   }
+}
+
+// A client of HTTP/1.0 that shuts its write side during a lesson gets the lesson's answer and no
+// 1xx interim response first (the disconnect probe writes "103 Early Hints" to HTTP/1.1 only).
+TEST(HttpFraming, AnHttp10ClientGetsNoInterimResponse) {
+  testing_fixtures::ExploreModelDir dir;
+  ServerProcess explore({"explore"}, dir.dir() / "explore.log");
+  ASSERT_GT(explore.port(), 0) << explore.log();
+  RawConnection c(explore.port());
+  ASSERT_TRUE(c.send("GET /explore/api/lesson/kv-cache?prompt-len=5&generate=4&up-to=200 HTTP/1.0\r\n"
+                     "Host: x\r\n\r\n"));
+  ::shutdown(c.fd, SHUT_WR);
+  const std::string reply = c.receive(60000);
+  EXPECT_EQ(status_of(reply), 200) << reply.substr(0, 200);
+  EXPECT_EQ(reply.find("HTTP/1.1 1"), std::string::npos) << reply.substr(0, 200);
 }
 
 }  // namespace

@@ -242,6 +242,31 @@ TEST(JsonDepth, RequestBodiesOfExploreAndServe) {
   expect_too_deep(e.what(), "the request body", byte_past_limit(body, arrays(L), 1));
 }
 
+// Long strings from outside are quoted cut too (the hostile rerun: a 500 KB model_type came back
+// whole in the error, a 3 MB unknown key twice in serve's reply): 80 bytes at a whole UTF-8
+// character, then "...".
+TEST(JsonDepth, LongStringsAreQuotedCut) {
+  EXPECT_EQ(text_excerpt("short"), "short");
+  EXPECT_EQ(text_excerpt(std::string(100, 'a')), std::string(80, 'a') + "...");
+  // "é" is 2 bytes: 79 'a' then é straddles byte 80, so the cut falls before it.
+  EXPECT_EQ(text_excerpt(std::string(79, 'a') + "\u00e9" + "zz"), std::string(79, 'a') + "...");
+  json c = json::parse(small_config());
+  c["model_type"] = std::string(500000, 'q');
+  const std::string m = error_of([&] { ModelConfig::from_file(write("model_type.json", c.dump())); });
+  EXPECT_NE(m.find("model_type \"" + std::string(80, 'q') + "...\" is not supported"), std::string::npos)
+      << m.substr(0, 300);
+  EXPECT_LT(m.size(), 400u);
+  const std::string key(100000, 'k');
+  try {
+    parse_request("{\"prompt\": \"x\", \"" + key + "\": 1}", Endpoint::completions);
+    ADD_FAILURE() << "accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.code, "unknown_field");
+    EXPECT_EQ(e.param, key.substr(0, 80) + "...");
+    EXPECT_LT(std::string(e.what()).size(), 200u);
+  }
+}
+
 // F4: the CLI on a config.json whose rope_scaling nests 100,000 deep: exit 1 with the message (it
 // was SIGSEGV: the refusal's message printed the value recursively).
 TEST(JsonDepth, CliRefusesAFileNested100000Deep) {

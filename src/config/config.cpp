@@ -9,6 +9,7 @@
 #include "config/gated_deltanet_config.h"
 #include "core/check.h"
 #include "core/json_file.h"
+#include "core/json_parse.h"
 
 namespace llm0 {
 
@@ -72,7 +73,7 @@ void check_model_type(const std::string& t, const std::string& src) {
              "{}: model_type \"{}\" is not supported by the engine (it runs llama, mistral, qwen2, "
              "qwen3, qwen2_moe, qwen3_moe, qwen3_next and deepseek_v2/v3; `llm0 kv` still reads any "
              "config)",
-             src, t);
+             src, text_excerpt(t));
 }
 
 // A required MLA size: an integer > 0 (the message names the field).

@@ -62,17 +62,18 @@ std::string json_error_text(const nlohmann::json::exception& e) {
   return s;
 }
 
+std::string text_excerpt(std::string_view s, size_t max_chars) {
+  if (s.size() <= max_chars) return std::string(s);
+  size_t cut = max_chars;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8
+  return std::string(s.substr(0, cut)) + "...";
+}
+
 namespace {
 template <class Json>
 std::string excerpt(const Json& v, size_t max_chars) {
   // Depth is bounded by parse_json, so dump() is shallow; its length is cut here.
-  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (s.size() > max_chars) {
-    size_t cut = max_chars;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8
-    s = s.substr(0, cut) + "...";
-  }
-  return s;
+  return text_excerpt(v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), max_chars);
 }
 }  // namespace
 

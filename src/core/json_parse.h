@@ -55,6 +55,11 @@ extern template nlohmann::ordered_json parse_json<nlohmann::ordered_json>(std::s
 /// "syntax error at byte N" for a parse error, else the library's text.
 std::string json_error_text(const nlohmann::json::exception& e);
 
+/// At most `max_chars` bytes of `s` (cut at a whole UTF-8 character, "..." appended when cut): for
+/// messages that quote a string from untrusted input (a model name, a key), so their size does not
+/// grow with it.
+std::string text_excerpt(std::string_view s, size_t max_chars = 80);
+
 /// At most `max_chars` of `v`'s compact JSON text, cut with "..." when longer: for messages that
 /// quote a value read from untrusted JSON, so their size does not grow with the value's.
 std::string json_excerpt(const nlohmann::json& v, size_t max_chars = 80);

@@ -73,7 +73,7 @@ ExploreServer::ExploreServer(ExploreApi& api, const serve::ConnectionLimits& lim
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   set_error_handler(error_reply);
-  http::install_framing(*this, {ExploreLimits::kBodyBytes, ""}, framing_reply, check_method);
+  http::install_framing(*this, http::BodyLimit{ExploreLimits::kBodyBytes, ""}, framing_reply, check_method);
   set_exception_handler([](const httplib::Request&, httplib::Response& r, std::exception_ptr) {
     r.status = 500;
     r.set_content(dump_api_json(error_json("internal error", "internal_error")), "application/json");

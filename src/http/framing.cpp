@@ -73,20 +73,42 @@ Refusal check_framing(const httplib::Request& q, const BodyLimit& limit) {
   const uint64_t max = form ? std::min<uint64_t>(limit.max_bytes, CPPHTTPLIB_FORM_URL_ENCODED_PAYLOAD_MAX_LENGTH)
                             : limit.max_bytes;
   if (n > max) return too_large(q, limit);
-  if (q.has_header("Expect") && strcasecmp(q.get_header_value("Expect").c_str(), "100-continue") != 0)
-    return refuse(417, "expectation_failed", format("unknown expectation \"Expect: {}\" (only "
-                  "100-continue is supported)", q.get_header_value("Expect")));
+  if (q.has_header("Expect")) {
+    const std::string e = q.get_header_value("Expect");
+    if (strcasecmp(e.c_str(), "100-continue") != 0)
+      return refuse(417, "expectation_failed", format("unknown expectation \"Expect: {}\" (only "
+                    "100-continue is supported)", e));
+    if (q.version != "HTTP/1.1")
+      return refuse(417, "expectation_failed", format("\"Expect: 100-continue\" in an {} request: only "
+                    "HTTP/1.1 takes the interim 100 response; send it as HTTP/1.1, or without Expect",
+                    q.version));
+    if (e != "100-continue")
+      return refuse(417, "expectation_failed", format("\"Expect: {}\": this server answers the "
+                    "expectation spelt \"100-continue\" (lowercase) only; send that, or no Expect", e));
+  }
   return {};
 }
 
-void install_framing(httplib::Server& server, const BodyLimit& limit, RefusalReply reply,
+const BodyLimit& BodyLimits::of(const std::string& path) const {
+  for (const auto& [prefix, limit] : by_prefix)
+    if (path.rfind(prefix, 0) == 0) return limit;
+  return fallback;
+}
+
+uint64_t BodyLimits::largest() const {
+  uint64_t most = fallback.max_bytes;
+  for (const auto& [prefix, limit] : by_prefix) most = std::max(most, limit.max_bytes);
+  return most;
+}
+
+void install_framing(httplib::Server& server, const BodyLimits& limits, RefusalReply reply,
                      httplib::Server::HandlerWithResponse before) {
   using httplib::Server;
-  server.set_payload_max_length(limit.max_bytes);
-  auto check = [limit, reply = std::move(reply), before = std::move(before)](
+  server.set_payload_max_length(limits.largest());
+  auto check = [limits, reply = std::move(reply), before = std::move(before)](
                    const httplib::Request& q, httplib::Response& r) {
     if (before && before(q, r) == Server::HandlerResponse::Handled) return Server::HandlerResponse::Handled;
-    const Refusal refusal = check_framing(q, limit);
+    const Refusal refusal = check_framing(q, limits.of(q.path));
     if (refusal.status == 0) return Server::HandlerResponse::Unhandled;
     reply(q, r, refusal);
     return Server::HandlerResponse::Handled;

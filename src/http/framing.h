@@ -13,7 +13,10 @@
 //                         a body-taking method (POST, PUT, PATCH, DELETE) without Content-Length
 //   400 bad_request       a method without a body (GET, HEAD, ...) with a non-zero Content-Length
 //   413 too_large         a length over the limit (form-encoded: over httplib's own 8,192 bytes)
-//   417 expectation_failed an Expect other than 100-continue
+//   417 expectation_failed an Expect other than 100-continue; 100-continue spelt in another letter
+//                         case (httplib answers only the lowercase form with "100 Continue", and a
+//                         client waiting for it would stall until the read timeout) or in an
+//                         HTTP/1.0 request (which may take no 1xx response, RFC 9110 §15.2)
 // With `Expect: 100-continue` a refused request gets its refusal instead of "100 Continue" (the
 // client never sends the body). A refused request's connection ends after the reply (its body,
 // if any, was not read).
@@ -23,6 +26,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace llm0::http {
 
@@ -30,6 +35,21 @@ namespace llm0::http {
 struct BodyLimit {
   uint64_t max_bytes = 0;
   std::string option;  // e.g. "llm0 serve --max-body"
+};
+
+/// The body limits of a server's routes: the first entry whose path prefix starts the request's
+/// path applies, else `fallback` (`llm0 serve` keeps the explorer's own limit on /explore/).
+struct BodyLimits {
+  BodyLimits(BodyLimit fallback) : fallback(std::move(fallback)) {}  // NOLINT: one limit for all
+  BodyLimits(BodyLimit fallback, std::vector<std::pair<std::string, BodyLimit>> by_prefix)
+      : fallback(std::move(fallback)), by_prefix(std::move(by_prefix)) {}
+  /// The limit of a request for `path`.
+  const BodyLimit& of(const std::string& path) const;
+  /// The largest of them (httplib's own payload limit, which must not refuse first).
+  uint64_t largest() const;
+
+  BodyLimit fallback;
+  std::vector<std::pair<std::string, BodyLimit>> by_prefix;
 };
 
 /// A refusal of the policy: status 0 = the request's framing is accepted.
@@ -48,9 +68,9 @@ using RefusalReply = std::function<void(const httplib::Request& q, httplib::Resp
 /// Installs the policy on `server`: its pre-routing handler runs `before` (the application's own
 /// checks that need no body, e.g. the explorer's 405; may be empty), then check_framing (a refusal
 /// answered by `reply`); its Expect: 100-continue handler runs the same checks, so a request refused
-/// by either is answered without "100 Continue". Sets the server's payload limit to `limit`. Call
+/// by either is answered without "100 Continue". Sets the server's payload limit to the largest of `limits`. Call
 /// once, instead of set_pre_routing_handler.
-void install_framing(httplib::Server& server, const BodyLimit& limit, RefusalReply reply,
+void install_framing(httplib::Server& server, const BodyLimits& limits, RefusalReply reply,
                      httplib::Server::HandlerWithResponse before = nullptr);
 
 }  // namespace llm0::http

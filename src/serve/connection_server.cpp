@@ -37,6 +37,7 @@ struct Connection {
   int sock = -1;
   const SocketStream* stream = nullptr;
   bool probed = false;  // a FIN was seen and the probe written (for this request)
+  bool interim = true;  // the request may take a 1xx interim response (HTTP/1.1, not 1.0)
   bool close = false;   // end the connection after this response
   bool last = false;    // this response is its last (counted in ConnectionQueue::closing_)
   Wake wake;            // ends its reads when it is evicted
@@ -297,7 +298,7 @@ int ConnectionServer::bind_listener(const std::string& host, int port) {
 // ends its connection after the (unread) reply.
 ConnectionServer& ConnectionServer::add(AddRoute add, const std::string& pattern, Handler handler) {
   (this->*add)(pattern, [this, h = std::move(handler)](const httplib::Request& q, httplib::Response& r) {
-    request_read(last_request(q));
+    request_read(last_request(q), q.version == "HTTP/1.1");
     CancelScope scope([this] { return stopping() || client_gone(probe_interim_response); });
     h(q, r);
     if (scope.fired()) close_after_response();
@@ -363,7 +364,8 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
   return ret;
 }
 
-void request_read(bool last) {
+void request_read(bool last, bool interim) {
+  if (tl_connection) tl_connection->interim = interim;
   ConnectionQueue* q = ConnectionQueue::current();
   if (!q || !tl_connection) return;
   q->reading(tl_connection, false);
@@ -416,7 +418,7 @@ std::string request_timeout_message() {
 
 bool probe_interim_response() {
   Connection* c = tl_connection;
-  if (!c) return true;
+  if (!c || !c->interim) return true;  // no probe can be sent: taken as still there
   static const char kEarlyHints[] = "HTTP/1.1 103 Early Hints\r\n\r\n";
   return ::send(c->sock, kEarlyHints, sizeof(kEarlyHints) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) > 0;
 }

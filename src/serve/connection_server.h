@@ -102,8 +102,9 @@ std::string request_timeout_message();
 /// The calling HTTP thread's request was read whole (its handler starts): its connection can no
 /// longer be evicted to make room; `last`: the connection ends after this reply (the client asked
 /// for Connection: close), so a new connection at the cap may wait for its thread (≤ 20 ms).
-/// Called by the handlers of ConnectionServer::Get / Post.
-void request_read(bool last);
+/// `interim`: the request may take a 1xx interim response (HTTP/1.1; RFC 9110 §15.2 forbids them
+/// to an HTTP/1.0 client). Called by the handlers of ConnectionServer::Get / Post.
+void request_read(bool last, bool interim);
 
 /// Ends the calling HTTP thread's connection after the response being written (a request whose
 /// rest was not read, or could not be parsed, leaves the stream at an unknown place).
@@ -111,6 +112,8 @@ void close_after_response();
 
 /// A probe for client_gone() before any response byte was sent: writes the interim response
 /// "HTTP/1.1 103 Early Hints" (RFC 8297; clients skip 1xx responses) to the current connection.
+/// An HTTP/1.0 request takes no 1xx response: there it sends nothing and says the client is there
+/// (a half-closed HTTP/1.0 client is then served to the end).
 bool probe_interim_response();
 
 }  // namespace llm0::serve

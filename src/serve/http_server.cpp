@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "core/check.h"
+#include "core/json_parse.h"
 #include "http/framing.h"
 #include "serve/chat_template.h"
 #include "serve/openai_response.h"
@@ -81,7 +82,7 @@ void HttpServer::Impl::routes() {
   http.Get(R"(/v1/models/(.+))", [this](const httplib::Request& q, httplib::Response& r) {
     if (q.matches[1] != opt.model_id) {
       metrics.count(Outcome::rejected);
-      return send_error(r, ApiError(404, format("The model '{}' does not exist", q.matches[1].str()), "model",
+      return send_error(r, ApiError(404, format("The model '{}' does not exist", text_excerpt(q.matches[1].str())), "model",
                                     "invalid_request_error", "model_not_found"));
     }
     r.set_content(dump_json(model_card()), "application/json");
@@ -96,7 +97,7 @@ void HttpServer::Impl::routes() {
   // The body's framing and size (repeated or malformed Content-Length, Transfer-Encoding, a
   // missing length, over --max-body, Expect) follow the servers' one policy (http/framing.h),
   // decided before any body byte is read; the connection ends after a refusal.
-  http::install_framing(http, {opt.max_body_bytes, "llm0 serve --max-body"},
+  http::install_framing(http, {{opt.max_body_bytes, "llm0 serve --max-body"}, opt.extra_body_limits},
                         [this](const httplib::Request& q, httplib::Response& r, const http::Refusal& f) {
     metrics.count(Outcome::rejected);
     closing_reply(q, r);

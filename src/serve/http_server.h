@@ -17,7 +17,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "http/framing.h"
 #include "model/model.h"
 #include "serve/connection_server.h"
 #include "serve/metrics.h"
@@ -35,6 +38,9 @@ struct HttpServerOptions {
   int page_size = 16;                   // of the engine's pool (for the model card / refusals)
   int pages_total = 0;
   std::function<void(ConnectionServer&)> extra_routes;  // more routes (e.g. the explorer's /explore/)
+  // Body limits of those routes by path prefix, in place of max_body_bytes (e.g. the explorer's
+  // own limit on /explore/, so it refuses the same bodies in serve as alone).
+  std::vector<std::pair<std::string, http::BodyLimit>> extra_body_limits;
 };
 
 class HttpServer {

@@ -161,7 +161,8 @@ void parse_messages(const json& v, CompletionRequest& r) {
     const std::string at = format("messages[{}]", i);
     if (!m.is_object()) bad_type(at, "an object", m);
     for (const auto& [k, _] : m.items())
-      if (!keys.count(k)) bad(at + "." + k, format("Unrecognized message argument supplied: {}", k));
+      if (!keys.count(k))
+        bad(at + "." + text_excerpt(k), format("Unrecognized message argument supplied: {}", text_excerpt(k)));
     const json* role = field(m, "role");
     if (!role || !role->is_string() || !roles.count(role->get<std::string>()))
       bad(at + ".role", format("'{}.role' must be one of system, developer, user, assistant, tool", at));
@@ -246,7 +247,7 @@ CompletionRequest parse_request(std::string_view text, Endpoint endpoint) {
   const std::set<std::string>& known = known_fields(endpoint);
   for (const auto& [k, _] : body.items())
     if (!known.count(k))
-      throw ApiError(400, format("Unrecognized request argument supplied: {}", k), k,
+      throw ApiError(400, format("Unrecognized request argument supplied: {}", text_excerpt(k)), text_excerpt(k),
                      "invalid_request_error", "unknown_field");
   CompletionRequest r;
   r.endpoint = endpoint;
@@ -283,7 +284,8 @@ CompletionRequest parse_request(std::string_view text, Endpoint endpoint) {
     if (!v->is_object()) bad_type("stream_options", "an object", *v);
     if (!r.stream) bad("stream_options", "'stream_options' needs 'stream': true");
     for (const auto& [k, x] : v->items()) {
-      if (k != "include_usage") bad("stream_options." + k, format("Unrecognized stream option: {}", k));
+      if (k != "include_usage")
+        bad("stream_options." + text_excerpt(k), format("Unrecognized stream option: {}", text_excerpt(k)));
       r.include_usage = boolean(x, "stream_options.include_usage");
     }
   }

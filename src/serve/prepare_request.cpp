@@ -4,6 +4,7 @@
 #include <random>
 
 #include "core/check.h"
+#include "core/json_parse.h"
 #include "infer/sequence.h"  // new_text_ids
 #include "serve/chat_template.h"
 
@@ -25,7 +26,7 @@ std::vector<int> prompt_tokens(const CompletionRequest& r, const ServedModel& m)
 
 ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
   if (!r.model.empty() && r.model != m.id)
-    throw ApiError(404, format("The model '{}' does not exist; this server serves '{}'", r.model, m.id),
+    throw ApiError(404, format("The model '{}' does not exist; this server serves '{}'", text_excerpt(r.model), m.id),
                    "model", "invalid_request_error", "model_not_found");
   ServeRequest s;
   s.prompt = prompt_tokens(r, m);

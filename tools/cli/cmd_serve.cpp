@@ -144,6 +144,7 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
   a.http.limits.keep_alive_timeout_s = std::min(5, a.http.limits.read_timeout_s);
   explore::ExploreApi explorer({a.model, "zh"});  // its own copy of the model: lessons run beside the engine
   a.http.extra_routes = [&explorer](serve::ConnectionServer& h) { explore::mount_explore(h, explorer); };
+  a.http.extra_body_limits = {{"/explore/", {explore::ExploreLimits::kBodyBytes, ""}}};
   serve::HttpServer server(scheduler, *gm.model, *gm.tokenizer, metrics, a.http);
   const int port = server.bind();
   std::fprintf(stderr, "llm0 serve: listening on http://%s (model %s, %d KV pages of %d tokens, "
