@@ -20,6 +20,7 @@
 
 #include "explore/explore_server.h"
 #include "explore_fixtures.h"
+#include "explore_server_fixture.h"
 #include "server_process.h"
 
 namespace llm0 {
@@ -56,27 +57,14 @@ std::pair<int, std::string> get(int port, const std::string& path) {
   return {r->status, j.is_object() && j.contains("error") ? j["error"]["code"].get<std::string>() : ""};
 }
 
-class ExploreCancel : public testing::Test {
+class ExploreCancel : public testing_fixtures::ExploreServerTest {
  protected:
-  void SetUp() override {
-    port_ = server_.bind_listener("127.0.0.1", 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  void TearDown() override {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
   // Sends GET `path` on a new raw connection, kept open until closed (or destroyed).
   std::unique_ptr<RawConnection> start(const std::string& path) {
     auto c = std::make_unique<RawConnection>(port_);
     EXPECT_TRUE(c->send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
     return c;
   }
-
-  ExploreApi api_{{"", "zh"}};
-  explore::ExploreServer server_{api_};
-  int port_ = 0;
-  std::thread thread_;
 };
 
 TEST_F(ExploreCancel, AClientThatHangsUpStopsItsComputation) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explore/explore_server.h"
+#include "explore_server_fixture.h"
 
 namespace llm0 {
 namespace {
@@ -24,16 +25,8 @@ using nlohmann::json;
 
 constexpr const char* kSlow = "/explore/api/lesson/kv-cache?prompt-len=2&generate=3&up-to=2048";
 
-class ExploreConcurrency : public testing::Test {
+class ExploreConcurrency : public testing_fixtures::ExploreServerTest {
  protected:
-  void SetUp() override {
-    port_ = server_.bind_listener("127.0.0.1", 0);
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-  }
-  void TearDown() override {
-    server_.stop();
-    thread_.join();
-  }
   // GET `path` on a connection of its own; the body of a 200, else a failure naming the status.
   json get(const std::string& path) {
     httplib::Client c("127.0.0.1", port_);
@@ -43,11 +36,6 @@ class ExploreConcurrency : public testing::Test {
     if (r->status != 200) return json{{"failed", r->status}, {"body", r->body}};
     return json::parse(r->body);
   }
-
-  ExploreApi api_{{"", "zh"}};
-  explore::ExploreServer server_{api_};
-  int port_ = 0;
-  std::thread thread_;
 };
 
 TEST_F(ExploreConcurrency, AFastRequestReturnsWhileASlowOneRuns) {
