@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,12 +109,28 @@ TEST(ChartTicks, RefusesWhatHasNoAxis) {
 }
 
 namespace {
+// (Plain string scans, not <regex>: it trips -Wmaybe-uninitialized in the sanitizer build.)
+// The start tags of every `tag` element, in order ("<line x1=... />", up to its '>').
+Strings start_tags(const std::string& svg, const std::string& tag) {
+  Strings r;
+  for (size_t at = svg.find("<" + tag + " "); at != std::string::npos; at = svg.find("<" + tag + " ", at + 1))
+    r.push_back(svg.substr(at, svg.find('>', at) + 1 - at));
+  return r;
+}
+// The value of attribute `name` in a start tag ("" when absent).
+std::string attr(const std::string& start_tag, const std::string& name) {
+  const size_t at = start_tag.find(" " + name + "=\"");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + name.size() + 3;
+  return start_tag.substr(begin, start_tag.find('"', begin) - begin);
+}
 // The text of every <text> element, in order.
 Strings svg_texts(const std::string& svg) {
   Strings r;
-  const std::regex re("<text[^>]*>([^<]*)</text>");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it)
-    r.push_back((*it)[1]);
+  for (size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const size_t begin = svg.find('>', at) + 1;
+    r.push_back(svg.substr(begin, svg.find("</text>", begin) - begin));
+  }
   return r;
 }
 bool has(const Strings& s, const std::string& x) { return std::find(s.begin(), s.end(), x) != s.end(); }
@@ -145,18 +160,18 @@ TEST(LossCurve, BaselinesAreDashedLinesWithLegend) {
   EXPECT_EQ(svg.find("never"), std::string::npos);  // a non-finite baseline is left out
   // y axis 3..8 over the plot's pixels [top, bottom] = [46 + 18 * 2 rows, 460 - 52] = [82, 408]:
   // 7.0105 -> 82 + (8 - 7.0105) / 5 * 326 = 146.515 -> "146.5"; 5.5 -> 82 + 0.5 * 326 = 245.
-  const std::regex dashed("<line x1=\"64\" x2=\"736\" y1=\"([0-9.]+)\" y2=\"\\1\" stroke=\"[^\"]+\" "
-                          "stroke-width=\"1.6\" stroke-dasharray=");
-  std::set<std::string> ys;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), dashed); it != std::sregex_iterator(); ++it)
-    ys.insert((*it)[1]);
+  std::set<std::string> ys;  // horizontal dashed lines across the plot, 1.6 wide
+  for (const std::string& l : start_tags(svg, "line"))
+    if (attr(l, "x1") == "64" && attr(l, "x2") == "736" && attr(l, "y1") == attr(l, "y2") &&
+        attr(l, "stroke-width") == "1.6" && !attr(l, "stroke-dasharray").empty())
+      ys.insert(attr(l, "y1"));
   EXPECT_EQ(ys, (std::set<std::string>{"146.5", "245.0"}));
 }
 
 TEST(LossCurve, ValidationPointsAreMarked) {
   const std::string svg = llm0::loss_curve_svg(kTrain, kVal, {}, "run");
-  const std::regex red("<circle [^>]*fill=\"#d62728\"");
-  const auto n = std::distance(std::sregex_iterator(svg.begin(), svg.end(), red), std::sregex_iterator());
+  long n = 0;
+  for (const std::string& c : start_tags(svg, "circle")) n += attr(c, "fill") == "#d62728";
   EXPECT_EQ(n, (long)kVal.size() + 1);  // one per point, plus the legend's sample
   EXPECT_EQ(svg.find("<circle cx=\"64.0\""), std::string::npos);  // train: a line, no markers
 }
