@@ -45,6 +45,10 @@ TEST(TrainBaselines, BigramMatchesCountsTakenAnotherWay) {
   const std::vector<int32_t> train{0, 3, 1, 2, 3, 1, 1, 4, 3, 1, 0, 2, 5, 3, 1, 3, 6};
   const std::vector<int32_t> val{3, 1, 2, 5, 6, 0, 3, 7, 1, 3, 1, 4};
   const double got = bigram_cross_entropy(train, val, 8);
+  // Tolerance: both sides sum n <= 12 logs of probabilities >= 1/64 in double (|ln p| <= 4.2, each
+  // term exact to ~1 ulp = 2.2e-16 relative), so orders of summation differ by <= 12 * 4.2 * 2.2e-16
+  // ~ 1.1e-14 before dividing by n; 1e-12 leaves 100x that, while a wrong count moves H by > 1e-3.
+  // The closed forms below use the same bound.
   EXPECT_NEAR(got, reference_bigram(train, val, 8), 1e-12);
   // The context is the previous token, not the next: reversed pairs score otherwise.
   const std::vector<int32_t> rev_train(train.rbegin(), train.rend()), rev_val(val.rbegin(), val.rend());
