@@ -14,7 +14,7 @@ name=$(basename "$CONFIG" .json)
 RUN=${RUN:-runs/${name#llm0-}}
 MINUTES=${MINUTES:-10}
 THREADS=${THREADS:-0}
-[ -f runs/corpus/train.jsonl ] || $LLM0 data --source fortunes-zh --output runs/corpus
+[ -f runs/corpus/train.jsonl ] || scripts/prepare_corpus.sh fortunes-zh runs/corpus "$LLM0"
 if [ -d "$RUN/checkpoint" ] || [ -f "$RUN/metrics.jsonl" ]; then  # keep the previous run, not overwrite it
   rm -rf "$RUN.previous" && mv "$RUN" "$RUN.previous"
   echo "(the previous run was moved to $RUN.previous)"
