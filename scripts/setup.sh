@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev libcli11-dev
       libgtest-dev googletest libpcre2-dev libutf8proc-dev libbenchmark-dev fortunes-zh python3 python3-torch python3-numpy
       openmpi-bin libopenmpi-dev clang-14 libfuzzer-14-dev libomp-14-dev
-      libcpp-httplib-dev ccache chromium fonts-noto-cjk libdnnl-dev)
+      libcpp-httplib-dev ccache chromium fonts-noto-cjk libdnnl-dev libopencc-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

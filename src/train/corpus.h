@@ -1,4 +1,5 @@
-// Corpus: documents from text files, and the default corpus from Debian's fortunes-zh package.
+// Corpus: documents from text files, the default corpus from Debian's fortunes-zh package, and the
+// chinese-poetry npm package's poems (corpus_poetry.cpp).
 // A prepared corpus (written by `llm0 data`) is JSON Lines: one {"text": "..."} object per document.
 // Text is handled as bytes: any byte string is a document (non-UTF-8 input is accepted); only
 // write_jsonl must produce valid UTF-8 for JSON, and it replaces each invalid byte sequence by
@@ -30,6 +31,28 @@ std::vector<std::string> read_documents(const std::string& path);
 /// (install the fortunes-zh package) or if no document results.
 std::vector<std::string> fortunes_zh_documents(
     const std::string& dir = "/usr/share/games/fortunes");
+
+/// Where scripts/poetry_npm_install.sh installs the npm package chinese-poetry 2.0.1 (MIT), relative
+/// to the repository root (the working directory of `make run` and of the explorer's server).
+inline constexpr const char* kChinesePoetryDir = "data/chinese-poetry/node_modules/chinese-poetry";
+
+/// The chinese-poetry corpus: one document per poem from the npm package's JSON files under
+/// `package_dir`/dist — 全唐诗 (quantangshi/poet.tang.N.json), 全宋诗 (quantangshi/poet.song.N.json),
+/// 宋词 (songci/ci.song.N.json), 花间集 (wudaishici/huajianji/huajianji-N-juan.json), 南唐二主词
+/// (wudaishici/nantang/poetrys.json), 诗经 (shijing/shijing.json) and 楚辞 (chuci/chuci.json), in
+/// that order, each collection's files by their number. Each file is an array of objects; a
+/// document is the poem's title ("title", else the ci's tune "rhythmic"), its "author" and its
+/// lines ("paragraphs", else "content": arrays of strings), each trimmed of ASCII whitespace, the
+/// empty ones dropped, joined with "\n" (no trailing newline); a poem with no text is skipped.
+/// Unless `keep_traditional`, each document is converted traditional -> simplified by OpenCC with
+/// the configuration `opencc_config` ("" = train/opencc_t2s.h's opencc_t2s_config()).
+/// Throws llm0::Error: the package missing (naming the directory and the command that installs
+/// it), a collection's file missing, a file that is not valid JSON or whose records do not have
+/// these fields (naming the file, the record's index and the field), the OpenCC configuration
+/// missing, or no document at all.
+std::vector<std::string> chinese_poetry_documents(const std::string& package_dir = kChinesePoetryDir,
+                                                  bool keep_traditional = false,
+                                                  const std::string& opencc_config = "");
 
 /// 64-bit FNV-1a hash of the bytes of `s` (offset basis 14695981039346656037, prime
 /// 1099511628211). Stable across platforms and runs, unlike std::hash.

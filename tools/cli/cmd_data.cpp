@@ -1,6 +1,7 @@
-// `llm0 data`: prepares a corpus for training. Reads the default corpus (Debian's fortunes-zh) or
-// a text file / .jsonl file / directory, splits it by document (deterministic, ~5% validation)
-// and writes DIR/train.jsonl and DIR/validation.jsonl (JSON Lines, {"text": ...} per document).
+// `llm0 data`: prepares a corpus for training. Reads the default corpus (Debian's fortunes-zh), the
+// npm package chinese-poetry (traditional -> simplified by OpenCC unless --keep-traditional) or a
+// text file / .jsonl file / directory, splits it by document (deterministic, ~5% validation) and
+// writes DIR/train.jsonl and DIR/validation.jsonl (JSON Lines, {"text": ...} per document).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -19,7 +20,30 @@ struct DataOptions {
   std::string source = "fortunes-zh";
   std::string output;
   double validation_fraction = 0.05;
+  std::string poetry_dir = kChinesePoetryDir;
+  bool poetry_dir_given = false, keep_traditional = false;
 };
+
+// --poetry-dir and --keep-traditional apply to --source chinese-poetry only: refused elsewhere.
+void check_poetry_flags(const DataOptions& opt) {
+  if (opt.source == "chinese-poetry") return;
+  LLM0_CHECK(!opt.poetry_dir_given, "--poetry-dir {} cannot apply: --source is '{}', not chinese-poetry",
+             opt.poetry_dir, opt.source);
+  LLM0_CHECK(!opt.keep_traditional,
+             "--keep-traditional cannot apply: --source is '{}', not chinese-poetry", opt.source);
+}
+
+std::vector<std::string> source_documents(const DataOptions& opt) {
+  if (opt.source == "fortunes-zh") return fortunes_zh_documents();
+  if (opt.source == "chinese-poetry") {
+    std::vector<std::string> docs = chinese_poetry_documents(opt.poetry_dir, opt.keep_traditional);
+    std::printf("chinese-poetry 2.0.1 from %s, %s\n", opt.poetry_dir.c_str(),
+                opt.keep_traditional ? "traditional characters kept"
+                                     : "traditional -> simplified by OpenCC (t2s.json)");
+    return docs;
+  }
+  return read_documents(opt.source);
+}
 
 void print_split(const char* name, const std::vector<std::string>& docs, const std::string& path) {
   size_t chars = 0, bytes = 0;
@@ -32,8 +56,8 @@ void print_split(const char* name, const std::vector<std::string>& docs, const s
 }
 
 void run_data(const DataOptions& opt) {
-  const std::vector<std::string> docs =
-      opt.source == "fortunes-zh" ? fortunes_zh_documents() : read_documents(opt.source);
+  check_poetry_flags(opt);
+  const std::vector<std::string> docs = source_documents(opt);
   const CorpusSplit split = split_documents(docs, opt.validation_fraction);
   std::error_code ec;
   std::filesystem::create_directories(opt.output, ec);
@@ -57,9 +81,17 @@ void register_data(CLI::App& app) {
   CLI::App* sub = app.add_subcommand(
       "data", "Prepare a corpus: split by document into DIR/train.jsonl and DIR/validation.jsonl");
   sub->add_option("--source", opt->source,
-                  "'fortunes-zh' (Debian's fortunes-zh: tang300, song100, chinese) or a text file "
-                  "(blank-line separated documents), a .jsonl file, or a directory of them")
+                  "'fortunes-zh' (Debian's fortunes-zh: tang300, song100, chinese), "
+                  "'chinese-poetry' (the npm package: Tang and Song shi, Song ci, Shijing, Chuci; "
+                  "scripts/poetry_npm_install.sh installs it) or a text file (blank-line separated "
+                  "documents), a .jsonl file, or a directory of them")
       ->capture_default_str();
+  sub->add_option("--poetry-dir", opt->poetry_dir,
+                  "The chinese-poetry package's folder (holding dist/), for --source chinese-poetry")
+      ->capture_default_str()
+      ->each([opt](const std::string&) { opt->poetry_dir_given = true; });
+  sub->add_flag("--keep-traditional", opt->keep_traditional,
+                "--source chinese-poetry: keep the traditional characters (no OpenCC conversion)");
   sub->add_option("--output", opt->output, "Output directory (created if missing)")->required();
   sub->add_option("--validation-fraction", opt->validation_fraction,
                   "Fraction of documents for validation, chosen by a hash of each document")
