@@ -1,10 +1,12 @@
 # llm0 — the two commands of README.md:
 #   make run    set up (Debian packages), build (Release), prepare the corpus, train, generate
+#               (CORPUS=poetry: the npm package chinese-poetry instead of Debian's fortunes-zh)
 #   make test   set up, build, run every test (ctest)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
 CONFIG ?= configs/llm0-small.json
+CORPUS ?= fortunes-zh
 FUZZ_SECONDS ?= 60
 
 .PHONY: all setup build build-cli test test-kernels test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi bench-serve clean
@@ -50,7 +52,7 @@ fuzz: setup
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) scripts/fuzz.sh
 
 run: build-cli
-	@MINUTES=$(MINUTES) CONFIG=$(CONFIG) scripts/main_job.sh
+	@MINUTES=$(MINUTES) CONFIG=$(CONFIG) CORPUS=$(CORPUS) scripts/main_job.sh
 
 bench: build
 	@scripts/bench.sh
