@@ -57,6 +57,7 @@ void register_train(CLI::App& app);
 void register_init(CLI::App& app);
 void register_convert(CLI::App& app);
 void register_data(CLI::App& app);
+void register_eval(CLI::App& app);
 void register_kv(CLI::App& app);
 void register_params(CLI::App& app);
 void register_lesson(CLI::App& app);
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
   llm0::cli::register_init(app);
   llm0::cli::register_convert(app);
   llm0::cli::register_data(app);
+  llm0::cli::register_eval(app);
   llm0::cli::register_kv(app);
   llm0::cli::register_params(app);
   llm0::cli::register_lesson(app);
