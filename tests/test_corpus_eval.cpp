@@ -30,7 +30,8 @@ namespace {
 
 // Documents of different lengths, multi-byte characters included.
 const std::vector<std::string> kDocs = {"the cat sat on the mat.", "東京 is a city; café crème",
-                                        "hello", "the dog sat on the log, 😀 and €5 back to the cat"};
+                                        "hello",
+                                        "the dog sat on the log, 😀 and €5 back to the cat"};
 
 struct Fixture {
   Tokenizer tok = corpus_tokenizer(true);
@@ -124,9 +125,10 @@ TEST(CorpusEval, EvalCommandPrintsTheSameNumbers) {
   write_jsonl((dir / "corpus/train.jsonl").string(), {kDocs[0]});
   const fs::path err = dir / "err.txt";
 
-  const CmdOut r = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " +
-                               quote((dir / "corpus").string()) + " --seq-len 7 --batch-size 3 --json",
-                           err);
+  const CmdOut r =
+      run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " +
+                  quote((dir / "corpus").string()) + " --seq-len 7 --batch-size 3 --json",
+              err);
   ASSERT_EQ(r.rc, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const CorpusEval want = evaluate_corpus(*f.model, f.tok, kDocs, 7, 3);
@@ -137,7 +139,8 @@ TEST(CorpusEval, EvalCommandPrintsTheSameNumbers) {
   EXPECT_NEAR(j["total_nats"].get<double>(), want.total_nats, 1e-6 * want.total_nats);
   EXPECT_NEAR(j["nats_per_character"].get<double>(), want.nats_per_character(),
               1e-6 * want.nats_per_character());
-  EXPECT_NEAR(j["nats_per_token"].get<double>(), want.nats_per_token(), 1e-6 * want.nats_per_token());
+  EXPECT_NEAR(j["nats_per_token"].get<double>(), want.nats_per_token(),
+              1e-6 * want.nats_per_token());
   EXPECT_TRUE(j["step"].is_null());  // a checkpoint without trainer_state.json
   // --split train scores train.jsonl; the text form prints the same per-token loss.
   const CmdOut t = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " +
@@ -145,17 +148,29 @@ TEST(CorpusEval, EvalCommandPrintsTheSameNumbers) {
                            err);
   ASSERT_EQ(t.rc, 0) << t.err;
   EXPECT_NE(t.out.find("train.jsonl: 1 documents"), std::string::npos) << t.out;
+  // --max-documents: the split's first N documents.
+  const CmdOut m = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " +
+                               quote((dir / "corpus").string()) + " --max-documents 2 --json",
+                           err);
+  ASSERT_EQ(m.rc, 0) << m.err;
+  const CorpusEval first2 = evaluate_corpus(*f.model, f.tok, {kDocs[0], kDocs[1]}, 64, 8);
+  EXPECT_EQ(nlohmann::json::parse(m.out)["tokens"], first2.tokens);
+  EXPECT_EQ(nlohmann::json::parse(m.out)["characters"], first2.characters);
 
   // Bad input: a split of a file, a directory without the split, a window past the context.
   CmdOut b = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " +
-                         quote((dir / "corpus/train.jsonl").string()) + " --split train", err);
+                         quote((dir / "corpus/train.jsonl").string()) + " --split train",
+                     err);
   EXPECT_EQ(b.rc, 1);
   EXPECT_NE(b.err.find("--split train cannot apply"), std::string::npos) << b.err;
-  b = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " + quote(dir.string()), err);
+  b = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " + quote(dir.string()),
+              err);
   EXPECT_EQ(b.rc, 1);
-  EXPECT_NE(b.err.find((dir / "validation.jsonl").string() + "' is missing"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find((dir / "validation.jsonl").string() + "' is missing"), std::string::npos)
+      << b.err;
   b = run_cli("eval --model " + quote((dir / "ckpt").string()) + " --data " +
-                  quote((dir / "corpus").string()) + " --seq-len 65", err);
+                  quote((dir / "corpus").string()) + " --seq-len 65",
+              err);
   EXPECT_EQ(b.rc, 1);
   EXPECT_NE(b.err.find("--seq-len 65 must be in [1, 64]"), std::string::npos) << b.err;
   fs::remove_all(dir);

@@ -38,7 +38,8 @@ CorpusEval evaluate_corpus(Model& model, const Tokenizer& tokenizer,
     Batch batch;
     for (int64_t i = 0; i < loader.num_eval_batches(); ++i) {
       loader.eval_batch(i, batch);
-      r.total_nats += lanes.forward(batch.inputs.data(), batch.targets.data(), batch.B, batch.T, &count);
+      r.total_nats +=
+          lanes.forward(batch.inputs.data(), batch.targets.data(), batch.B, batch.T, &count);
       r.tokens += count;
     }
     done = loader.num_eval_windows() * seq_len;

@@ -28,13 +28,13 @@ struct Collection {
 };
 
 const Collection kCollections[] = {
-    {"quantangshi", "poet.tang.", ".json"},              // 全唐诗, 57,607 poems
-    {"quantangshi", "poet.song.", ".json"},              // 全宋诗, 254,248 poems
-    {"songci", "ci.song.", ".json"},                     // 宋词, 21,053 ci
+    {"quantangshi", "poet.tang.", ".json"},                // 全唐诗, 57,607 poems
+    {"quantangshi", "poet.song.", ".json"},                // 全宋诗, 254,248 poems
+    {"songci", "ci.song.", ".json"},                       // 宋词, 21,053 ci
     {"wudaishici/huajianji", "huajianji-", "-juan.json"},  // 花间集, 497 ci
-    {"wudaishici/nantang", "poetrys.json", ""},          // 南唐二主词
-    {"shijing", "shijing.json", ""},                     // 诗经
-    {"chuci", "chuci.json", ""},                         // 楚辞
+    {"wudaishici/nantang", "poetrys.json", ""},            // 南唐二主词
+    {"shijing", "shijing.json", ""},                       // 诗经
+    {"chuci", "chuci.json", ""},                           // 楚辞
 };
 
 const char* const kInstall = "scripts/poetry_npm_install.sh";
@@ -51,6 +51,13 @@ bool file_key(const Collection& c, const std::string& name, std::string& key) {
   });
 }
 
+// The number `key` starts with (its first 18 digits at most), or ~0 when it starts with none.
+unsigned long long leading_number(const std::string& key) {
+  size_t n = 0;
+  while (n < key.size() && n < 18 && std::isdigit(static_cast<unsigned char>(key[n]))) ++n;
+  return n == 0 ? ~0ull : std::stoull(key.substr(0, n));
+}
+
 // The collection's files in the order of their keys' leading numbers (then by key: 1000 after
 // 900, "2019y" after "2000", "x" after every number). Throws when there is none.
 std::vector<fs::path> collection_files(const fs::path& dist, const Collection& c) {
@@ -64,14 +71,10 @@ std::vector<fs::path> collection_files(const fs::path& dist, const Collection& c
   for (fs::directory_iterator it(dist / c.dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::string key;
     if (!it->is_regular_file() || !file_key(c, it->path().filename().string(), key)) continue;
-    const size_t digits = std::find_if_not(key.begin(), key.end(), [](char ch) {
-                            return std::isdigit(static_cast<unsigned char>(ch));
-                          }) - key.begin();
-    const unsigned long long number =
-        digits == 0 || digits > 18 ? ~0ull : std::stoull(key.substr(0, digits));
-    files.push_back({number, key, it->path()});
+    files.push_back({leading_number(key), key, it->path()});
   }
-  LLM0_CHECK(!files.empty(), "the chinese-poetry package under '{}' has no file {}{}{} (reinstall it: {})",
+  LLM0_CHECK(!files.empty(),
+             "the chinese-poetry package under '{}' has no file {}{}{} (reinstall it: {})",
              dist.parent_path().string(), (fs::path("dist") / c.dir / c.prefix).string(),
              *c.suffix ? "N" : "", c.suffix, kInstall);
   std::sort(files.begin(), files.end(), [](const Entry& a, const Entry& b) {
@@ -121,12 +124,14 @@ std::string poem_document(const nlohmann::json& poem, const std::string& where) 
   return doc;
 }
 
-void append_poetry_file(const fs::path& path, const OpenccT2s* t2s, std::vector<std::string>& docs) {
+void append_poetry_file(const fs::path& path, const OpenccT2s* t2s,
+                        std::vector<std::string>& docs) {
   const nlohmann::json poems = read_json_file(path.string(), "chinese-poetry file");
-  LLM0_CHECK(poems.is_array(), "chinese-poetry file '{}' is not a JSON array of poems", path.string());
+  LLM0_CHECK(poems.is_array(), "chinese-poetry file '{}' is not a JSON array of poems",
+             path.string());
   for (size_t i = 0; i < poems.size(); ++i) {
-    std::string doc = poem_document(poems[i], "chinese-poetry file '" + path.string() +
-                                                  "': poem [" + std::to_string(i) + "]");
+    std::string doc = poem_document(
+        poems[i], "chinese-poetry file '" + path.string() + "': poem [" + std::to_string(i) + "]");
     if (doc.empty()) continue;
     docs.push_back(t2s ? t2s->convert(doc) : std::move(doc));
   }
@@ -139,10 +144,11 @@ std::vector<std::string> chinese_poetry_documents(const std::string& package_dir
                                                   const std::string& opencc_config) {
   const fs::path dist = fs::path(package_dir) / "dist";
   std::error_code ec;
-  LLM0_CHECK(fs::is_directory(dist, ec),
-             "the npm package chinese-poetry is not installed in '{}' (no dist/ folder there): install "
-             "it with {} (or name its folder with --poetry-dir)",
-             package_dir, kInstall);
+  LLM0_CHECK(
+      fs::is_directory(dist, ec),
+      "the npm package chinese-poetry is not installed in '{}' (no dist/ folder there): install "
+      "it with {} (or name its folder with --poetry-dir)",
+      package_dir, kInstall);
   std::vector<fs::path> files;
   for (const Collection& c : kCollections)
     for (fs::path& f : collection_files(dist, c)) files.push_back(std::move(f));

@@ -37,7 +37,7 @@ std::vector<std::string> source_documents(const DataOptions& opt) {
   if (opt.source == "fortunes-zh") return fortunes_zh_documents();
   if (opt.source == "chinese-poetry") {
     std::vector<std::string> docs = chinese_poetry_documents(opt.poetry_dir, opt.keep_traditional);
-    std::printf("chinese-poetry 2.0.1 from %s, %s\n", opt.poetry_dir.c_str(),
+    std::printf("chinese-poetry from %s, %s\n", opt.poetry_dir.c_str(),
                 opt.keep_traditional ? "traditional characters kept"
                                      : "traditional -> simplified by OpenCC (t2s.json)");
     return docs;
