@@ -50,6 +50,7 @@ class TrainerImpl {
   const char* peak_name() const { return precision_ == TrainPrecision::Bf16 ? "BF16" : "FMA"; }
   void log_step(double loss, double lr, double tok_s);
   bool is_last_step();
+  void log_done(const TrainSummary& s);
   void print_progress(int step, double loss, double lr, double tok_s);
   void save_checkpoint_now();
   bool out_of_time() const;
