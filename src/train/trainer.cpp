@@ -24,6 +24,7 @@
 #include "train/loss_curve.h"
 #include "train/lr_schedule.h"
 #include "train/stop_request.h"
+#include "train/validation_probes.h"
 #include "train/train_state.h"
 #include "train/time_budget.h"
 #include "train/trainer_impl.h"
@@ -78,7 +79,23 @@ double TrainerImpl::evaluate() {
 
 void TrainerImpl::log(const nlohmann::json& j) {
   if (dp_->rank() != 0) return;  // one writer: rank 0
-  std::ofstream(o_.out + "/metrics.jsonl", std::ios::app) << j.dump() << "\n";
+  // (a sample of an undertrained model may hold bytes that are not UTF-8: written as U+FFFD)
+  std::ofstream(o_.out + "/metrics.jsonl", std::ios::app)
+      << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+// The samples and attention records of this validation (rank 0), the samples also on the terminal.
+void TrainerImpl::report_probes() {
+  if (dp_->rank() != 0) return;
+  if (!o_.sample_prompts.empty()) {
+    const std::vector<ProbeSample> samples = sample_prompts(*model_, *tokenizer_, o_);
+    if (!o_.quiet) {
+      for (const ProbeSample& s : samples) std::printf("%s\n", sample_line(s).c_str());
+      std::fflush(stdout);
+    }
+    log(samples_record(state_.step, samples, o_));
+  }
+  if (!o_.attention_text.empty()) log(attention_record(state_.step, *model_, *tokenizer_, o_));
 }
 
 // The figures of a progress line and step record at this step, from the throughput since the last.
@@ -216,6 +233,7 @@ TrainSummary TrainerImpl::run() {
     if (validate) {
       measure_peaks(false);  // the MFU denominators: the highest measurement so far
       report_validation(val = evaluate());
+      report_probes();
     }
     if (save) save_checkpoint_now();
     if (validate || save)

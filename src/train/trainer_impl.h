@@ -43,6 +43,7 @@ class TrainerImpl {
   double train_step(double lr);
   double evaluate();
   void report_validation(double val);
+  void report_probes();
   void log(const nlohmann::json& j);
   void measure_peaks(bool startup);
   void choose_run_precision();

@@ -26,6 +26,7 @@
 #include "train/trainer.h"
 #include "train/time_budget.h"
 #include "train/trainer_impl.h"
+#include "train/validation_probes.h"
 
 namespace fs = std::filesystem;
 
@@ -84,6 +85,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(o_.seq_len <= model_->config().max_position_embeddings,
              "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
              model_->config().max_position_embeddings);
+  check_validation_probes(o_, *tokenizer_, model_->config());
   choose_run_precision();
   setup_streams(train, val);
   if (dp_->rank() == 0) {  // every check passed: the directory and its log may change now
