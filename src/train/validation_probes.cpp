@@ -14,22 +14,26 @@ namespace {
 std::unique_ptr<Model> lane_of(Model& model) { return std::make_unique<Model>(Model::LaneOf{model}); }
 }  // namespace
 
-void check_validation_probes(const TrainOptions& o, const Tokenizer& tokenizer, const ModelConfig& cfg) {
-  const int context = cfg.max_position_embeddings;
+void check_probe_options(const TrainOptions& o) {
   LLM0_CHECK(o.sample_tokens >= 1, "--sample-tokens {} must be at least 1", o.sample_tokens);
   LLM0_CHECK(!o.given.count("--sample-tokens") || !o.sample_prompts.empty(), "--sample-tokens {}: "
              "there is no --sample-prompt to continue", o.sample_tokens);
-  for (const std::string& p : o.sample_prompts) {
+  for (const std::string& p : o.sample_prompts)
     LLM0_CHECK(!p.empty(), "--sample-prompt is empty: give the text the model continues at each "
                "validation");
+  LLM0_CHECK(!o.given.count("--attention-text") || !o.attention_text.empty(), "--attention-text "
+             "is empty: give the sentence whose attention map is drawn at each validation");
+}
+
+void check_probe_lengths(const TrainOptions& o, const Tokenizer& tokenizer, const ModelConfig& cfg) {
+  const int context = cfg.max_position_embeddings;
+  for (const std::string& p : o.sample_prompts) {
     const size_t n = tokenizer.encode_with_special_tokens(p).size();
     LLM0_CHECK((int)n < context, "--sample-prompt \"{}\" is {} tokens: the model's context of {} "
                "(max_position_embeddings) leaves no room to continue it; give a shorter prompt", p,
                n, context);
   }
-  if (!o.given.count("--attention-text") && o.attention_text.empty()) return;
-  LLM0_CHECK(!o.attention_text.empty(), "--attention-text is empty: give the sentence whose "
-             "attention map is drawn at each validation");
+  if (o.attention_text.empty()) return;
   const int limit = std::min(kAttentionMapMaxTokens, context);
   const size_t n = tokenizer.encode_with_special_tokens(o.attention_text).size();
   LLM0_CHECK((int)n <= limit, "--attention-text \"{}\" is {} tokens; the attention map takes at "

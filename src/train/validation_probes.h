@@ -20,12 +20,15 @@ namespace llm0 {
 constexpr double kSampleTemperature = 0.8;
 constexpr int kSampleTopK = 40;
 
-/// Start-up checks of --sample-prompt, --sample-tokens and --attention-text against the run's
-/// tokenizer and the model's context (max_position_embeddings). Throws llm0::Error naming the
-/// option: an empty prompt or text, a prompt that leaves no room in the context for a token, an
-/// attention text over the map's limit (min(kAttentionMapMaxTokens, context) tokens),
-/// --sample-tokens < 1, or --sample-tokens given without a prompt.
-void check_validation_probes(const TrainOptions& o, const Tokenizer& tokenizer, const ModelConfig& cfg);
+/// Start-up checks of --sample-prompt, --sample-tokens and --attention-text before anything is
+/// loaded. Throws llm0::Error naming the option: an empty prompt or text, --sample-tokens < 1, or
+/// --sample-tokens given without a prompt.
+void check_probe_options(const TrainOptions& o);
+
+/// Their checks against the run's tokenizer and the model's context (max_position_embeddings).
+/// Throws llm0::Error naming the option: a prompt that leaves no room in the context for a token,
+/// an attention text over the map's limit (min(kAttentionMapMaxTokens, context) tokens).
+void check_probe_lengths(const TrainOptions& o, const Tokenizer& tokenizer, const ModelConfig& cfg);
 
 /// One sampled continuation.
 struct ProbeSample {
