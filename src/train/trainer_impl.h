@@ -16,6 +16,7 @@
 #include "train/data_parallel.h"
 #include "train/lr_schedule.h"
 #include "train/precision.h"
+#include "train/run_lock.h"
 #include "train/train_options.h"
 #include "train/train_state.h"
 
@@ -31,7 +32,7 @@ class TrainerImpl {
   void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
   void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
   bool check_output_dir() const;
-  void make_output_dir() const;
+  void make_output_dir();
   void adopt_checkpoint_schedule(const TrainState& s);
   void check_resume_batch();
   void report_interrupted_commit(const std::string& dir) const;
@@ -42,14 +43,23 @@ class TrainerImpl {
   double train_step(double lr);
   double evaluate();
   void report_validation(double val);
+  void report_probes();
   void log(const nlohmann::json& j);
   void measure_peaks(bool startup);
   void choose_run_precision();
   // The MFU denominator's name: "FMA" (float32) or "BF16" (vdpbf16ps dot products).
   const char* peak_name() const { return precision_ == TrainPrecision::Bf16 ? "BF16" : "FMA"; }
+  // A step's figures beside its loss: seconds since run() began, the ETA (the schedule's end or
+  // the clock's, seconds), and the MFU against the sgemm and the FMA / BF16 peak.
+  struct StepFigures {
+    double elapsed_s = 0, eta_s = 0, mfu = 0, mfu_fma = 0;
+  };
+  StepFigures step_figures(double tok_s) const;
   void log_step(double loss, double lr, double tok_s);
+  void log_start(int warmup);
   bool is_last_step();
-  void print_progress(int step, double loss, double lr, double tok_s);
+  void log_done(const TrainSummary& s);
+  void print_progress(double loss, double lr, double tok_s, const StepFigures& f);
   void save_checkpoint_now();
   bool out_of_time() const;
   void report_time_limit_cut();
@@ -59,6 +69,7 @@ class TrainerImpl {
   void write_loss_curve(const std::string& dir) const;
 
   TrainOptions o_;
+  std::unique_ptr<RunLock> lock_;  // rank 0: RUN/train.lock, held from make_output_dir on
   std::unique_ptr<DataParallel> dp_;  // ranks, this rank's share of each global batch
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;
