@@ -198,6 +198,7 @@ TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {
   o.data = f.dir + "/empty.txt";
   expect_error(o, "empty.txt");
   o = tiny_options(f, out), o.seq_len = 65;
+  o.given.insert("--seq-len");  // given: refused (not given, the default is cut to the context)
   expect_error(o, "max_position_embeddings");
   std::ofstream(f.dir + "/small_vocab.json") << R"({"vocab_size": 200, "hidden_size": 48,
     "intermediate_size": 96, "num_hidden_layers": 1, "num_attention_heads": 4, "head_dim": 12,
@@ -216,6 +217,19 @@ TEST(Trainer, BadInputFailsClearlyAndWritesNothing) {
   std::ifstream in(run + "/checkpoint/trainer_state.json");
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{ not json");
   EXPECT_FALSE(fs::exists(out));
+}
+
+// --seq-len not given: the default 256 is cut to a shorter model context (the tiny config's 64),
+// as Hugging Face's run_clm.py takes min(1024, model_max_length); the checkpoint records it.
+TEST(Trainer, DefaultSeqLenIsCutToTheModelsContext) {
+  Fixture f;
+  const std::string run = tmp("default_seq_len");
+  TrainOptions o = tiny_options(f, run);
+  o.seq_len = TrainOptions().seq_len, o.max_steps = 1;
+  ASSERT_GT(o.seq_len, 64);
+  Trainer(o).run();
+  const nlohmann::json st = nlohmann::json::parse(std::ifstream(run + "/checkpoint/trainer_state.json"));
+  EXPECT_EQ(st.at("seq_len").get<int>(), 64);
 }
 
 TEST(Trainer, RefusesToOverwriteARunWithoutResumeOrOverwrite) {

@@ -15,7 +15,8 @@ struct TrainOptions {
   std::string resume;      // run or checkpoint directory to continue from ("" = fresh start)
   std::string tokenizer;   // tokenizer.json to use ("" = train one on the corpus, vocab_size of config)
   int batch_size = 8;      // B, sequences per micro-batch
-  int seq_len = 256;       // T, tokens per sequence (<= max_position_embeddings)
+  int seq_len = 256;       // T, tokens per sequence (<= max_position_embeddings; not given: at most
+                           // the model's context)
   int grad_accum = 1;      // micro-batches per optimizer step
   int max_steps = 0;       // optimizer steps (0 = as many as fit in time_limit_minutes)
   double time_limit_minutes = 0;  // wall-clock budget (0 = none); training stops and saves at it

@@ -30,6 +30,7 @@ class TrainerImpl {
  private:
   void load_corpus(std::vector<std::string>& train, std::vector<std::string>& val) const;
   void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
+  void check_seq_len(const ModelConfig& cfg) const;  // seq_len <= max_position_embeddings
   void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
   bool check_output_dir() const;
   void make_output_dir();

@@ -83,9 +83,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
              "--moe-bias-gamma {}: unused, the model's balancing is {} (γ is bias_update's rate)",
              o_.moe_bias_gamma, !model_->config().moe.enabled() ? "none (no experts)"
              : balance == MoeBalance::AuxLoss ? "aux_loss" : "none");
-  LLM0_CHECK(o_.seq_len <= model_->config().max_position_embeddings,
-             "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
-             model_->config().max_position_embeddings);
+  check_seq_len(model_->config());  // on --resume: the checkpoint's seq_len and config
   check_probe_lengths(o_, *tokenizer_, model_->config());
   choose_run_precision();
   setup_streams(train, val);
@@ -219,6 +217,12 @@ void TrainerImpl::load_corpus(std::vector<std::string>& train, std::vector<std::
   LLM0_CHECK(!train.empty() && !val.empty(), "{}: the corpus needs documents for both training and validation", o_.data);
 }
 
+void TrainerImpl::check_seq_len(const ModelConfig& cfg) const {
+  LLM0_CHECK(o_.seq_len <= cfg.max_position_embeddings,
+             "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
+             cfg.max_position_embeddings);
+}
+
 void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& train_docs) {
   if (!o_.resume.empty()) {
     LLM0_CHECK(o_.moe_balance.empty(), "--moe-balance {}: on --resume the balancing is the "
@@ -239,6 +243,14 @@ void TrainerImpl::setup_model_and_tokenizer(const std::vector<std::string>& trai
   LLM0_CHECK(!o_.config.empty(), "--config is required (or --resume)");
   ModelConfig cfg = ModelConfig::from_file(o_.config);
   check_mixers(cfg);  // a layer kind's refusal before the tokenizer is trained
+  // --seq-len not given: 256, or the model's whole context when it is shorter (as Hugging Face's
+  // run_clm.py takes block_size = min(1024, model_max_length)); refused before the tokenizer is
+  // trained when given longer.
+  if (!o_.given.count("--seq-len") && o_.seq_len > cfg.max_position_embeddings) {
+    o_.seq_len = cfg.max_position_embeddings;
+    if (!o_.quiet) std::printf("seq_len: %d (the model's context max_position_embeddings)\n", o_.seq_len);
+  }
+  check_seq_len(cfg);
   LLM0_CHECK(o_.moe_balance.empty() || cfg.moe.enabled(), "--moe-balance {}: {} has no "
              "mixture-of-experts layers", o_.moe_balance, o_.config);
   if (!o_.moe_balance.empty()) {

@@ -67,7 +67,7 @@ void register_train(CLI::App& app) {
   cmd->add_option("--resume", o.resume, "Continue from this run or checkpoint directory");
   cmd->add_option("--tokenizer", o.tokenizer, "Use this tokenizer.json instead of training one (on --resume the checkpoint's is used)");
   cmd->add_option("--batch-size", o.batch_size, "Sequences per micro-batch (B)")->capture_default_str();
-  cmd->add_option("--seq-len", o.seq_len, "Tokens per sequence (T)")->capture_default_str();
+  cmd->add_option("--seq-len", o.seq_len, "Tokens per sequence (T); not given: 256, or the model's context max_position_embeddings when shorter")->capture_default_str();
   cmd->add_option("--grad-accum", o.grad_accum, "Micro-batches per optimizer step")->capture_default_str();
   cmd->add_option("--max-steps", o.max_steps, "Optimizer steps (0 = as many as fit in the time limit)")->capture_default_str();
   cmd->add_option("--time-limit-minutes", o.time_limit_minutes, "Wall-clock budget in minutes (0 = none); the schedule's length is planned from two timed steps at start-up and re-planned from the run's pace at each tenth of the budget through its first half (a 're-planned' line says so). With --max-steps, the step count sets the schedule and the limit may only stop it sooner (a 'time limit ... reached' line says so)")->capture_default_str();
