@@ -23,11 +23,13 @@ JsonBody::JsonBody(const ApiRequest& r, const std::vector<std::string>& allowed)
   }
   try {
     body_ = parse_json(r.body, "request body");
+  } catch (const JsonTooDeep& e) {
+    throw ExploreError(400, "bad_json", e.what(), "", e.field.empty() ? json::object() : json{{"field", e.field}});
   } catch (const Error& e) {
     throw ExploreError(400, "bad_json", e.what());
   }
   if (!body_.is_object())
-    throw ExploreError(400, "bad_json", format("the request body must be a JSON object, got {}", json_excerpt(body_)));
+    throw ExploreError(400, "not_object", format("the request body must be a JSON object ({...}), got {}", json_excerpt(body_)));
   std::string list;
   for (const std::string& k : allowed) list += (list.empty() ? "" : ", ") + k;
   for (const auto& [key, value] : body_.items())

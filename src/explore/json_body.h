@@ -14,9 +14,10 @@ namespace llm0::explore {
 
 class JsonBody {
  public:
-  /// Parses `r.body` ("" reads as {}). Throws ExploreError 400 `bad_json` when it is not JSON or
-  /// not an object, `bad_param` for a key not in `allowed` (listing them); also refuses any query
-  /// parameter (`unknown_param`: these endpoints take none).
+  /// Parses `r.body` ("" reads as {}). Throws ExploreError 400 `bad_json` when it is not JSON (or
+  /// nests deeper than kMaxJsonDepth), `not_object` when it is not an object, `bad_param` for a key
+  /// not in `allowed` (listing them); also refuses any query parameter (`unknown_param`: these
+  /// endpoints take none).
   JsonBody(const ApiRequest& r, const std::vector<std::string>& allowed);
   bool has(const std::string& key) const { return body_.contains(key) && !body_[key].is_null(); }
   /// A string of valid UTF-8 of at most `max_bytes` bytes and no control characters, or `fallback`

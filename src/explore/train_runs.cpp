@@ -41,7 +41,7 @@ std::string run_path(const std::string& runs_dir, const std::string& name) {
 bool is_run(const std::string& dir) {
   std::error_code ec;
   return fs::is_regular_file(fs::path(dir) / "metrics.jsonl", ec) || fs::is_directory(fs::path(dir) / "checkpoint", ec) ||
-         fs::is_regular_file(fs::path(dir) / "command.txt", ec);
+         fs::is_regular_file(fs::path(dir) / "command.txt", ec) || fs::is_regular_file(fs::path(dir) / "train.lock", ec);
 }
 
 std::vector<std::string> list_runs(const std::string& runs_dir) {

@@ -22,7 +22,8 @@ void check_run_name(const std::string& name, const std::string& param = "out");
 /// RUNS/NAME as text (the runs directory as given: relative paths stay relative).
 std::string run_path(const std::string& runs_dir, const std::string& name);
 
-/// `dir` holds metrics.jsonl, checkpoint/ or command.txt (a page-started run before its first record).
+/// `dir` holds metrics.jsonl, checkpoint/, command.txt (a page-started run before its first record)
+/// or train.lock (a terminal-started one).
 bool is_run(const std::string& dir);
 
 /// The names of the runs under `runs_dir` (valid names only), sorted; none when it is missing.
