@@ -28,23 +28,13 @@ struct ChildSupervisor::Spawn {
 
 namespace {
 
-// fork + exec of s.program. In the child only async-signal-safe calls run before exec (the
-// server has many threads; a lock another thread held at the fork stays locked in the child).
-pid_t fork_child(const std::string& program, const std::vector<char*>& argv, int log_fd, int null_fd,
-                 long max_fd) {
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  prctl(PR_SET_PDEATHSIG, SIGTERM);  // the server dies: the run checkpoints and exits
-  if (getppid() != parent) _exit(1);  // it died before the prctl
-  dup2(null_fd, 0), dup2(log_fd, 1), dup2(log_fd, 2);
-  // The server's sockets (its listening one too) must not live on in the run.
-  if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
-    for (long fd = 3; fd < max_fd; ++fd) close((int)fd);
-  struct sigaction dfl;  // the server's dispositions (SIGPIPE ignored) and mask (StopSignals
-  std::memset(&dfl, 0, sizeof dfl);  // blocks SIGINT and SIGTERM) are inherited through exec
+// The trainer, in the nanny: signals back to their defaults (the server ignores SIGPIPE; the nanny
+// blocks everything) and unblocked, then exec.
+[[noreturn]] void exec_program(const std::string& program, const std::vector<char*>& argv) {
+  struct sigaction dfl;
+  std::memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaction(sig, &dfl, nullptr);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGCHLD}) sigaction(sig, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -52,6 +42,48 @@ pid_t fork_child(const std::string& program, const std::vector<char*>& argv, int
   static const char kFailed[] = "llm0 explore: could not run the program of this job\n";
   (void)!write(2, kFailed, sizeof kFailed - 1);
   _exit(127);
+}
+
+// The nanny: a single-threaded process between the server and the program, which forwards the
+// first stop signal it gets (SIGTERM from the server's stop, or the PR_SET_PDEATHSIG SIGTERM when
+// the server dies) to the program as one SIGTERM and ignores the rest, then exits with the
+// program's status (128 + N for signal N). One process in between because a dying multithreaded
+// parent sends PR_SET_PDEATHSIG once per thread its child is passed to on the way out (the kernel
+// reparents within the thread group first), and the trainer takes a second signal as "kill now".
+[[noreturn]] void nanny(const std::string& program, const std::vector<char*>& argv, pid_t server) {
+  const pid_t child = fork();
+  if (child == 0) exec_program(program, argv);
+  if (child < 0) _exit(127);
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != server) kill(child, SIGTERM);  // the server died before the prctl
+  sigset_t stops;
+  sigemptyset(&stops);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&stops, sig);
+  bool forwarded = getppid() != server;
+  for (;;) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child)
+      _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    const timespec tick = {0, 50'000'000};  // 50 ms: the program's end is seen within it
+    if (sigtimedwait(&stops, nullptr, &tick) > 0 && !forwarded) kill(child, SIGTERM), forwarded = true;
+  }
+}
+
+// fork of the nanny, which starts `program`. In the children only async-signal-safe calls run
+// before exec (the server has many threads; a lock another thread held at the fork stays locked).
+pid_t fork_child(const std::string& program, const std::vector<char*>& argv, int log_fd, int null_fd,
+                 long max_fd) {
+  const pid_t server = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  sigset_t all;  // every signal waits for the nanny's sigtimedwait
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, nullptr);
+  dup2(null_fd, 0), dup2(log_fd, 1), dup2(log_fd, 2);
+  // The server's sockets (its listening one too) must not live on in the run.
+  if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+    for (long fd = 3; fd < max_fd; ++fd) close((int)fd);
+  nanny(program, argv, server);
 }
 
 }  // namespace

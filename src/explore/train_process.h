@@ -1,10 +1,11 @@
 // The explorer server's one child process at a time: a training (`llm0 train`, the server's own
 // program) or a corpus preparation (scripts/prepare_corpus.sh). Started from a thread the
 // supervisor owns for its whole life, because PR_SET_PDEATHSIG fires when the *thread* that forked
-// ends (prctl(2)): an HTTP thread may end while the run goes on. The child keeps the server's
-// working directory, writes stdout and stderr to a log file, gets SIGTERM when the server dies
-// (the trainer then checkpoints and exits, train_spec "stop request"), and is reaped by that thread,
-// which keeps its exit status.
+// ends (prctl(2)): an HTTP thread may end while the run goes on. The program keeps the server's
+// working directory, writes stdout and stderr to a log file, and gets one SIGTERM when the server
+// stops it or dies (the trainer then checkpoints and exits 0: train_spec "stop request"), through
+// a small single-threaded nanny process between them (train_process.cpp says why); the
+// supervising thread reaps it and keeps the program's exit status.
 #pragma once
 #include <sys/types.h>
 
@@ -43,7 +44,9 @@ class ChildSupervisor {
                              const std::vector<std::string>& argv, const std::string& log, bool append);
   /// The job of the running child, if any.
   std::optional<ChildJob> running() const;
-  /// Sends `sig` to the running child when it is `job`; false when it is not running.
+  /// Sends `sig` to the running child's nanny when it is `job` (SIGTERM, SIGINT, SIGHUP: the first
+  /// of them reaches the program as SIGTERM, later ones are dropped, so a second stop cannot kill
+  /// a run that is writing its checkpoint); false when it is not running.
   bool signal(const ChildJob& job, int sig);
   /// How the last child of `job` ended: its exit code, or 128 + N when signal N ended it (the
   /// shell's $?); std::nullopt while it runs or when this server never started one.
