@@ -8,6 +8,7 @@
 
 #include "explore/json_body.h"
 #include "explore/train_command.h"
+#include "explore/train_events.h"
 #include "explore/train_runs.h"
 #include "explore_train_fixture.h"
 
@@ -182,6 +183,31 @@ TEST(ExploreTrainCommand, TheArgvFollowsTheSpec) {
   EXPECT_EQ(explore::command_text(explore::resume_argv("runs/corpus", "runs/t", 3, first)),
             "llm0 train --data runs/corpus --out runs/t --resume runs/t --threads 3 --log-every 1 "
             "--sample-prompt 春 --sample-prompt=-x --attention-text 句");
+}
+
+// The events stream's reader: whole lines only, `from` skips records, a replaced file starts over.
+TEST(ExploreTrainEvents, TheTailSendsWholeLinesAndStartsOverWhenTheFileIsReplaced) {
+  const std::string dir = test::fresh_temp_path("explore_train_events", "run");
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/metrics.jsonl";
+  explore::RecordTail tail(path, 1);
+  EXPECT_TRUE(tail.poll().records.empty());  // no file yet
+  std::ofstream(path) << R"({"step": 1, "loss": 6})" "\n" "cut short\n" R"({"step": 2, "loss": 5})" "\n" R"({"step": 3,)";
+  explore::RecordTail::Update u = tail.poll();
+  EXPECT_FALSE(u.reset);
+  EXPECT_EQ(u.records, std::vector<json>({json{{"step", 2}, {"loss", 5}}}));  // record 1 skipped (from = 1)
+  std::ofstream(path, std::ios::app) << R"( "loss": 4})" "\n";
+  u = tail.poll();
+  EXPECT_EQ(u.records, std::vector<json>({json{{"step", 3}, {"loss", 4}}}));  // once its newline came
+  EXPECT_TRUE(tail.poll().records.empty());
+  // A resume rewrites the file (a new one renamed over it): everything again, from the first.
+  std::ofstream(path + ".tmp") << R"({"step": 1, "loss": 6})" "\n" R"({"step": 2, "loss": 5})" "\n";
+  std::filesystem::rename(path + ".tmp", path);
+  u = tail.poll();
+  EXPECT_TRUE(u.reset);
+  EXPECT_EQ(u.records.size(), 2u);
+  EXPECT_EQ(explore::sse_event(json{{"step", 1}}), "data: {\"step\":1}\n\n");
+  EXPECT_EQ(explore::sse_event(json{{"running", false}}, "end"), "event: end\ndata: {\"running\":false}\n\n");
 }
 
 TEST(ExploreTrainApi, TheMethodTableKnowsTheTrainingEndpoints) {

@@ -162,6 +162,13 @@ TEST_F(ExploreTrainTest, TheReturnedCommandRunFromATerminalWritesABitIdenticalCh
 TEST_F(ExploreTrainTest, StopLeavesAResumableCheckpointAndResumeFinishesTheSchedule) {
   ASSERT_EQ(start_tiny("long", 400).status, 200);
   ASSERT_TRUE(wait_for_step("long")) << get("/explore/api/train/long").body["log_tail"];
+  // A stream opened while it trains follows it live, and the requests below are served meanwhile.
+  std::string stream;
+  std::thread reader([&] {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_read_timeout(120);
+    c.Get("/explore/api/train/long/events", [&](const char* data, size_t n) { return stream.append(data, n), true; });
+  });
   // One training at a time: nothing else starts, nothing is written.
   const auto before = testing_fixtures::tree(runs_ + "/corpus");
   const JsonReply second = start_tiny("other", 5);
@@ -188,6 +195,15 @@ TEST_F(ExploreTrainTest, StopLeavesAResumableCheckpointAndResumeFinishesTheSched
   ASSERT_EQ(done_records(h.body["records"]).size(), 1u);
   EXPECT_EQ(done_records(h.body["records"])[0]["stopped_by"], "a stop request");
   EXPECT_EQ(post("/explore/api/train/long/stop", "").code(), "not_running");
+  reader.join();  // the stream ended by itself once the run stopped: every record, then end
+  const auto events = parse_events(stream);
+  ASSERT_GE(events.size(), 2u) << stream;
+  json streamed = json::array();
+  for (size_t i = 0; i + 1 < events.size(); ++i) streamed.push_back(events[i].second);
+  EXPECT_EQ(streamed, h.body["records"]);
+  EXPECT_EQ(events[events.size() - 2].second.value("event", ""), "done");
+  EXPECT_EQ(events.back().first, "end");
+  EXPECT_EQ(events.back().second, json({{"running", false}, {"exit_status", 0}}));
 
   const JsonReply resumed = post("/explore/api/train/long/resume", "{}");
   ASSERT_EQ(resumed.status, 200) << resumed.body.dump();
