@@ -344,8 +344,8 @@ TEST(ExploreTrainEnd, AKilledServersRunStillCheckpoints) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const std::string dir = runs + "/killed";
-  ASSERT_TRUE(testing_fixtures::wait_for_step(dir, [&] {
-    return testing_fixtures::read_file(dir + "/train.log").find("error") == std::string::npos;
+  ASSERT_TRUE(testing_fixtures::wait_for_step(dir, [&] {  // a trainer that fails says "error"
+    return testing_fixtures::read_file(dir + "/train.log").find("error") == std::string::npos && server.running();
   })) << testing_fixtures::read_file(dir + "/train.log");
   kill(server.pid(), SIGKILL);
   server.wait_exit();
