@@ -5,7 +5,9 @@
 #include <fstream>
 
 #include "explore/explore_assets.h"
+#include "explore/explore_handlers.h"
 #include "explore/explore_http.h"
+#include "explore/train_runs.h"
 #include "lesson/lesson_json.h"
 
 namespace llm0::explore {
@@ -62,6 +64,10 @@ std::vector<ApiRequest> baked_requests(ExploreApi& api, const ExportOptions& opt
     r.push_back(get("lesson/attention-map", {{"text", text}}));
     r.push_back(get("lesson/generate-steps", {{"temperature", "0"}, {"text", text}, {"tokens", "32"}}));
   }
+  // The training page's replay: the runs directory and every run in it not training now.
+  r.push_back(get("train"));
+  for (const std::string& name : list_runs(api.options().runs_dir))
+    if (!run_running(api, name)) r.push_back(get("train/" + name));
   return r;
 }
 
