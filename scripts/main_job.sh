@@ -31,7 +31,8 @@ fi
 # 0.5M-token corpus, and without it the validation loss stops falling after ~1,500 steps while the
 # training loss keeps falling (README: the before/after of issue 28).
 $LLM0 train --config "$CONFIG" --data "$DATA" --out "$RUN" \
-  --time-limit-minutes "$MINUTES" --threads "$THREADS" --dropout "${DROPOUT:-0.1}"
+  --time-limit-minutes "$MINUTES" --threads "$THREADS" --dropout "${DROPOUT:-0.1}" \
+  --sample-prompt 床前明月光 --sample-prompt 春眠不觉晓 --attention-text 床前明月光，疑是地上霜。
 echo
 echo "=== llm0 generate --model $RUN --prompt 床前明月光 (KV cache, temperature 0.8, top-k 40) ==="
 $LLM0 generate --model "$RUN" --prompt "床前明月光" --max-new-tokens 200 --temperature 0.8 \
@@ -39,4 +40,14 @@ $LLM0 generate --model "$RUN" --prompt "床前明月光" --max-new-tokens 200 --
 echo
 echo "loss curve: $RUN/loss_curve.svg   metrics: $RUN/metrics.jsonl   checkpoint: $RUN/checkpoint/"
 echo
-echo "Next: $LLM0 explore --model $RUN  — opens the attention chapter's lessons (retrieving V, the KV cache, the cache kinds, your model's attention and cache) at http://127.0.0.1:8090/explore/, every number computed by this engine on this model."
+# The training page attaches to runs under runs/ by name (llm0 explore --runs runs, the default).
+page=""
+if [ "$(dirname "$RUN")" = runs ]; then page=$(basename "$RUN"); fi
+echo "Next: $LLM0 explore --model $RUN"
+if [ -n "$page" ]; then
+  echo "  then open http://127.0.0.1:8090/explore/train.html?run=$page — this run's training replayed: its loss"
+  echo "  curve against the unigram and bigram baselines, the samples and attention maps of every validation;"
+  echo "  start, watch, stop and resume the next run from there (从零训练 / Train from zero)."
+fi
+echo "  The lesson pages (retrieving V, the KV cache, the cache kinds, your model's attention and cache) are at"
+echo "  http://127.0.0.1:8090/explore/, every number computed by this engine on this model."
