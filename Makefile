@@ -1,12 +1,12 @@
 # llm0 — the two commands of README.md:
 #   make run    set up (Debian packages), build (Release), prepare the corpus, train, generate
-#               (CORPUS=poetry: the npm package chinese-poetry instead of Debian's fortunes-zh)
+#               (corpus: the npm package chinese-poetry; CORPUS=fortunes-zh: Debian's fortunes-zh)
 #   make test   set up, build, run every test (ctest)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 MINUTES ?= 10
 CONFIG ?= configs/llm0-small.json
-CORPUS ?= fortunes-zh
+CORPUS ?= poetry
 FUZZ_SECONDS ?= 60
 
 .PHONY: all setup build build-cli test test-kernels test-omp2 test-asan fuzz run bench bench-peers bench-context bench-mpi bench-serve clean
