@@ -55,6 +55,14 @@ std::vector<ApiRequest> baked_requests(ExploreApi& api, const ExportOptions& opt
   }
   for (const char* as : {"mha", "mqa"})
     r.push_back(get("kv/reference/course-anchor-hybrid", {{"as", as}, {"context", "262144"}}));
+  // The training page's replay: the runs list, and the whole history of each finished run (one
+  // not training whose checkpoint is at the end of its schedule).
+  r.push_back(get("train"));
+  const ApiResponse runs = api.handle(get("train"));
+  if (runs.status == 200 && runs.body.contains("runs"))
+    for (const json& run : runs.body["runs"])
+      if (run.value("done", false) && !run.value("running", false))
+        r.push_back(get("train/" + run["name"].get<std::string>()));
   if (api.model() != nullptr) {
     const std::string text = api.default_text();
     r.push_back(get("lesson/kv-cache", {{"generate", "3"}, {"model", "loaded"},
