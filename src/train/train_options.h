@@ -65,7 +65,8 @@ struct TrainSummary {
                                   // FMA peak, or the BF16 dot-product peak (ledger/fma_peak.h)
   std::string precision = "f32";  // the products' precision used (train/precision.h)
   std::string stopped_by;         // what ended the session before the schedule's last step:
-                                  // "the time limit", "--stop-after", or empty
+                                  // "the time limit", "a stop request" (SIGINT / SIGTERM:
+                                  // train/stop_request.h), "--stop-after", or empty
   size_t parameters = 0;
 };
 

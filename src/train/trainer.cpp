@@ -23,6 +23,7 @@
 #include "train/grad_clip.h"
 #include "train/loss_curve.h"
 #include "train/lr_schedule.h"
+#include "train/stop_request.h"
 #include "train/train_state.h"
 #include "train/time_budget.h"
 #include "train/trainer_impl.h"
@@ -132,13 +133,24 @@ void TrainerImpl::log_step(double loss, double lr, double tok_s) {
   log(j);
 }
 
-// Whether this step ends the session; ranks agree (a time limit is read on every rank's clock).
+// The session's last record: what ended it ("" = the schedule's end) and its final figures.
+void TrainerImpl::log_done(const TrainSummary& s) {
+  log({{"step", state_.step}, {"event", "done"}, {"stopped_by", s.stopped_by},
+       {"total_steps", s.total_steps}, {"final_train_loss", s.final_train_loss},
+       {"final_val_loss", s.final_val_loss}, {"unigram_baseline", s.unigram_entropy},
+       {"bigram_baseline", s.bigram_entropy}, {"tokens_per_s", s.tokens_per_second},
+       {"mfu", s.mfu}, {"mfu_fma", s.mfu_fma}});
+}
+
+// Whether this step ends the session; ranks agree (a time limit is read on every rank's clock, a
+// stop request may reach one rank only: train/stop_request.h).
 bool TrainerImpl::is_last_step() {
   const bool timed_out = o_.time_limit_minutes > 0 && dp_->any(out_of_time());
+  const bool requested = dp_->any(stop_requested());
   const bool stopped = o_.stop_after > 0 && state_.step - first_step_ >= o_.stop_after;
   const bool end = state_.step == state_.total_steps;
-  stopped_by_ = end ? "" : timed_out ? kByClock : stopped ? "--stop-after" : "";
-  return end || timed_out || stopped;
+  stopped_by_ = end ? "" : timed_out ? kByClock : requested ? "a stop request" : stopped ? "--stop-after" : "";
+  return end || timed_out || requested || stopped;
 }
 
 TrainSummary TrainerImpl::run() {
@@ -187,8 +199,10 @@ TrainSummary TrainerImpl::run() {
     if (last) break;
   }
   if (std::isnan(val)) val = evaluate();
+  const TrainSummary s = summary(loss, val, state_.tokens_seen - tokens_at_start);
+  log_done(s);
   if (dp_->rank() == 0) write_loss_curve(o_.out);
-  return summary(loss, val, state_.tokens_seen - tokens_at_start);
+  return s;
 }
 
 }  // namespace llm0

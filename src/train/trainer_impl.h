@@ -16,6 +16,7 @@
 #include "train/data_parallel.h"
 #include "train/lr_schedule.h"
 #include "train/precision.h"
+#include "train/run_lock.h"
 #include "train/train_options.h"
 #include "train/train_state.h"
 
@@ -31,7 +32,7 @@ class TrainerImpl {
   void setup_model_and_tokenizer(const std::vector<std::string>& train_docs);
   void setup_streams(const std::vector<std::string>& train, const std::vector<std::string>& val);
   bool check_output_dir() const;
-  void make_output_dir() const;
+  void make_output_dir();
   void adopt_checkpoint_schedule(const TrainState& s);
   void check_resume_batch();
   void report_interrupted_commit(const std::string& dir) const;
@@ -49,6 +50,7 @@ class TrainerImpl {
   const char* peak_name() const { return precision_ == TrainPrecision::Bf16 ? "BF16" : "FMA"; }
   void log_step(double loss, double lr, double tok_s);
   bool is_last_step();
+  void log_done(const TrainSummary& s);
   void print_progress(int step, double loss, double lr, double tok_s);
   void save_checkpoint_now();
   bool out_of_time() const;
@@ -59,6 +61,7 @@ class TrainerImpl {
   void write_loss_curve(const std::string& dir) const;
 
   TrainOptions o_;
+  std::unique_ptr<RunLock> lock_;  // rank 0: RUN/train.lock, held from make_output_dir on
   std::unique_ptr<DataParallel> dp_;  // ranks, this rank's share of each global batch
   std::unique_ptr<Model> model_;
   std::unique_ptr<Tokenizer> tokenizer_;

@@ -22,6 +22,7 @@
 #include "train/corpus.h"
 #include "train/loss_curve.h"
 #include "train/metrics_log.h"
+#include "train/run_lock.h"
 #include "train/trainer.h"
 #include "train/time_budget.h"
 #include "train/trainer_impl.h"
@@ -297,6 +298,7 @@ void TrainerImpl::setup_streams(const std::vector<std::string>& train, const std
 // The run's checkpoint is RUN/checkpoint, or RUN/checkpoint.old where a crash between the two
 // renames of a checkpoint commit left only that (io/checkpoint.h): --resume of either is this run.
 bool TrainerImpl::check_output_dir() const {
+  check_run_not_locked(o_.out);  // another trainer writes there now
   std::error_code ec;
   const std::string ckpt = o_.out + "/checkpoint", old = ckpt + ".old";
   const bool holds_run = fs::exists(ckpt, ec) || fs::exists(old, ec) ||
@@ -317,10 +319,13 @@ bool TrainerImpl::check_output_dir() const {
   return !same_run;
 }
 
-// Creates --out (after every check: bad input writes nothing) and proves it writable.
-void TrainerImpl::make_output_dir() const {
+// Creates --out (after every check: bad input writes nothing), takes its train.lock (held until
+// this trainer is destroyed: train/run_lock.h) and proves the directory writable.
+void TrainerImpl::make_output_dir() {
   std::error_code ec;
   fs::create_directories(o_.out, ec);
+  LLM0_CHECK(!ec, "output directory {} is not writable (it cannot be created: {})", o_.out, ec.message());
+  lock_ = std::make_unique<RunLock>(o_.out);
   const std::string probe = o_.out + "/.llm0-write-test";
   std::ofstream f(probe);
   LLM0_CHECK(!ec && f.good(), "output directory {} is not writable", o_.out);

@@ -2,6 +2,8 @@
 // --resume) with AdamW, printing progress, validation loss and MFU. See src/train/trainer.h.
 // `mpirun -np N llm0 train ...` trains one model data-parallel (src/train/data_parallel.h).
 #include <omp.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +14,7 @@
 #include "core/comm.h"
 #include "core/threads.h"
 #include "train/precision.h"
+#include "train/stop_request.h"
 #include "train/trainer.h"
 
 namespace llm0::cli {
@@ -24,10 +27,39 @@ void default_threads_per_rank() {
   const int procs = omp_get_num_procs(), cores = (int)std::thread::hardware_concurrency();
   set_num_threads(procs < cores ? procs : std::max(1, cores / comm::local_size()));
 }
+
+bool say_stopping = false;  // rank 0 says on stderr that the request was heard
+
+// SIGINT / SIGTERM: a stop request (train/stop_request.h), and both signals back to their default
+// action, so a second one kills as usual. Only async-signal-safe calls here.
+void on_stop_signal(int) {
+  llm0::request_stop();
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &dfl, nullptr);
+  sigaction(SIGTERM, &dfl, nullptr);
+  static const char note[] = "stop requested: finishing this step, then validating and writing the "
+                             "checkpoint (--resume continues; a second signal kills)\n";
+  if (say_stopping) {
+    const ssize_t n = write(STDERR_FILENO, note, sizeof note - 1);
+    (void)n;  // nothing to do if stderr is gone
+  }
+}
+
+void stop_on_signals() {
+  say_stopping = comm::rank() == 0;
+  struct sigaction sa = {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
 }  // namespace
 
 void register_train(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a model from zero (or --resume) on a corpus");
+  cmd->footer("Ctrl-C or SIGTERM stops the run after its current step: it validates, writes the "
+              "checkpoint (--resume continues the schedule) and exits 0. A second one kills.");
   static TrainOptions o;
   cmd->add_option("--config", o.config, "Model config.json (e.g. configs/llm0-small.json)");
   cmd->add_option("--data", o.data, "Corpus: a directory from `llm0 data`, a text file or a directory")->required();
@@ -64,6 +96,7 @@ void register_train(CLI::App& app) {
   add_threads_option(cmd);
   cmd->callback([cmd] {
     default_threads_per_rank();
+    stop_on_signals();  // Ctrl-C / SIGTERM: validate, checkpoint and end the session cleanly
     for (const CLI::Option* opt : cmd->get_options())  // on --resume, what was given is checked
       if (opt->count() > 0) o.given.insert(opt->get_name());
     Trainer trainer(o);
