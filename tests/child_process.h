@@ -49,6 +49,8 @@ class ChildProcess {
     if (!exited_) waitpid(pid_, &status_, 0), exited_ = true;
     return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
   }
+  /// The signal that ended it (0 if it exited, or has not been reaped by wait_exit()).
+  int term_signal() const { return exited_ && WIFSIGNALED(status_) ? WTERMSIG(status_) : 0; }
 
  private:
   std::filesystem::path log_;

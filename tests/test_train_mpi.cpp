@@ -116,11 +116,11 @@ TEST(TrainMpi, TwoRanksTrainLikeOneProcessWithTheSameGlobalBatch) {
   EXPECT_EQ(st["global_batch"], 4);
   EXPECT_EQ(st["global_batch_tokens"], 96);
   EXPECT_EQ(st["tokens_seen"].get<double>(), 5 * 96.0);
-  // Rank 0 alone writes: one metrics record per step, one validation and the done record, not two.
+  // Rank 0 alone writes: one metrics record per step, one validation, the start and the done record, not two.
   std::ifstream in(a + "/metrics.jsonl");
   int lines = 0;
   for (std::string line; std::getline(in, line);) ++lines;
-  EXPECT_EQ(lines, 7);
+  EXPECT_EQ(lines, 8);
 }
 
 // BF16 products on 2 ranks, gradients all-reduced in float32 (the gradient buffers are float32):

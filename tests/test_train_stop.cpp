@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "train/run_lock.h"
+#include "train/corpus.h"
 #include "train/stop_request.h"
 #include "train/train_state.h"
 #include "train/trainer.h"
@@ -116,4 +117,34 @@ TEST(TrainStop, SigtermCheckpointsExitsZeroAndResumeFinishes) {
   EXPECT_EQ(end["event"], "done");
   EXPECT_EQ(end["stopped_by"], "");
   EXPECT_EQ(end["step"], 400);
+}
+
+// A second signal kills as usual: sent while the stopping run validates (400 batches of a large
+// validation split: ~200k tokens, long enough that the run is still at it), it ends the process
+// by SIGTERM.
+TEST(TrainStop, ASecondSignalKills) {
+  const std::string corpus = tmp("big_validation");
+  std::filesystem::create_directories(corpus);
+  {
+    const std::vector<std::string> docs = fortunes_zh_documents();
+    std::ofstream train(corpus + "/train.jsonl"), val(corpus + "/validation.jsonl");
+    for (size_t i = 0; i < 400 && i < docs.size(); ++i) train << nlohmann::json{{"text", docs[i]}}.dump() << "\n";
+    for (size_t i = 0; i < 4000 && i < docs.size(); ++i) val << nlohmann::json{{"text", docs[i]}}.dump() << "\n";
+  }
+  const std::string run = tmp("twice"), cfg = std::string(LLM0_SOURCE_DIR) + "/configs/llm0-tiny.json";
+  ChildProcess p({"train", "--config", cfg, "--data", corpus, "--out", run, "--max-steps", "1000",
+                  "--seq-len", "64", "--eval-every", "1000", "--eval-batches", "400", "--log-every",
+                  "1", "--threads", "1", "--precision", "f32"},
+                 tmp("twice.log"));
+  for (int i = 0; i < 12000 && p.running() && !has_step_record(run); ++i)  // <= 60 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(has_step_record(run)) << p.log();
+  ASSERT_EQ(kill(p.pid(), SIGTERM), 0);
+  for (int i = 0; i < 12000 && p.running() && p.log().find("stop requested") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(p.running()) << "the stop finished before the second signal could be sent\n" << p.log();
+  ASSERT_EQ(kill(p.pid(), SIGTERM), 0);
+  EXPECT_EQ(p.wait_exit(), -1) << p.log();  // killed by the signal, not a clean exit
+  EXPECT_EQ(p.term_signal(), SIGTERM);
+  EXPECT_EQ(p.log().find("stopped by a stop request"), std::string::npos) << p.log();
 }

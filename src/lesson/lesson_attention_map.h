@@ -1,26 +1,23 @@
-// `llm0 lesson attention-map`: what every attention head of a loaded model attends to on a
-// sentence. One training-path forward (Model::forward, B = 1) saves each attention layer's q and
-// k (after QK-norm and RoPE); the weights are then read out of the engine's own attention op by
-// attending over one-hot value rows (out row t = (w_tj)_j, as `lesson attention` does), with the
-// layer's causal mask, sliding window and sink logits — softmax(q kᵀ/√d_k) (arXiv:1706.03762 eq. 1).
+// `llm0 lesson attention-map` and the explorer's attention-map lesson: the attention map
+// (infer/attention_map.h) of a loaded checkpoint.
 #pragma once
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "infer/attention_map.h"
 #include "infer/generator_io.h"
 
 namespace llm0::lesson {
 
-/// Longest sentence (tokens) the map is computed for: the JSON holds layers × heads × T² weights.
-constexpr int kAttentionMapMaxTokens = 64;
+/// Longest sentence (tokens) the map is computed for (infer/attention_map.h).
+constexpr int kAttentionMapMaxTokens = llm0::kAttentionMapMaxTokens;
 
-/// The map as JSON (docs/explore-api.md "attention-map"): layers[i].heads[h][t][j], 0 above the
-/// diagonal and outside a window (MLA layers from their expanded per-head q and k); linear
-/// (Gated DeltaNet) layers listed with no heads. `model_name`
-/// names the model. Throws llm0::Error naming the limit when the text encodes to no token, to more
-/// than kAttentionMapMaxTokens or more than max_position_embeddings tokens.
-nlohmann::json attention_map_json(GenerationModel& m, const std::string& model_name,
-                                  const std::string& text);
+/// llm0::attention_map_json on the loaded model and its tokenizer (docs/explore-api.md
+/// "attention-map"); throws what it throws.
+inline nlohmann::json attention_map_json(GenerationModel& m, const std::string& model_name,
+                                         const std::string& text) {
+  return llm0::attention_map_json(*m.model, *m.tokenizer, model_name, text);
+}
 
 }  // namespace llm0::lesson

@@ -3,7 +3,7 @@
 
 #include "core/cancel.h"
 #include "core/check.h"
-#include "lesson/lesson_tokens.h"
+#include "infer/token_pieces.h"
 
 namespace llm0::lesson {
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace llm0 {
 
@@ -40,6 +41,12 @@ struct TrainOptions {
                                    // --resume the checkpoint's (another explicit value is refused)
   std::string moe_balance;  // MoE load balancing: none | aux_loss | bias_update ("" = the config's)
   double moe_bias_gamma = 1e-3;  // γ of the bias update (DeepSeek-V3's auxiliary-loss-free balancing)
+  // At every validation (rank 0; train/validation_probes.h): a continuation of each prompt of
+  // at most sample_tokens tokens (a samples record), the attention map of attention_text ("" =
+  // none; an attention record).
+  std::vector<std::string> sample_prompts;
+  int sample_tokens = 32;
+  std::string attention_text;
   bool quiet = false;      // no progress lines (tests)
   bool overwrite = false;  // allow a fresh run in a directory that already holds one
   // The options the user gave explicitly, by flag ("--max-steps", "--batch-size", ...). On

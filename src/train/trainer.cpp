@@ -24,6 +24,7 @@
 #include "train/loss_curve.h"
 #include "train/lr_schedule.h"
 #include "train/stop_request.h"
+#include "train/validation_probes.h"
 #include "train/train_state.h"
 #include "train/time_budget.h"
 #include "train/trainer_impl.h"
@@ -78,25 +79,49 @@ double TrainerImpl::evaluate() {
 
 void TrainerImpl::log(const nlohmann::json& j) {
   if (dp_->rank() != 0) return;  // one writer: rank 0
-  std::ofstream(o_.out + "/metrics.jsonl", std::ios::app) << j.dump() << "\n";
+  // (a sample of an undertrained model may hold bytes that are not UTF-8: written as U+FFFD)
+  std::ofstream(o_.out + "/metrics.jsonl", std::ios::app)
+      << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
-void TrainerImpl::print_progress(int step, double loss, double lr, double tok_s) {
-  if (o_.quiet) return;
-  const double el = seconds(), per_step = el / std::max(1, step - first_step_);
-  double eta = per_step * (state_.total_steps - step);  // the schedule's end, or the clock's
-  if (o_.time_limit_minutes > 0) eta = std::max(0.0, std::min(eta, o_.time_limit_minutes * 60 - el));
+// The samples and attention records of this validation (rank 0), the samples also on the terminal.
+void TrainerImpl::report_probes() {
+  if (dp_->rank() != 0) return;
+  if (!o_.sample_prompts.empty()) {
+    const std::vector<ProbeSample> samples = sample_prompts(*model_, *tokenizer_, o_);
+    if (!o_.quiet) {
+      for (const ProbeSample& s : samples) std::printf("%s\n", sample_line(s).c_str());
+      std::fflush(stdout);
+    }
+    log(samples_record(state_.step, samples, o_));
+  }
+  if (!o_.attention_text.empty()) log(attention_record(state_.step, *model_, *tokenizer_, o_));
+}
+
+// The figures of a progress line and step record at this step, from the throughput since the last.
+TrainerImpl::StepFigures TrainerImpl::step_figures(double tok_s) const {
+  StepFigures f;
+  f.elapsed_s = seconds();
+  const double per_step = f.elapsed_s / std::max(1, state_.step - first_step_);
+  f.eta_s = per_step * (state_.total_steps - state_.step);  // the schedule's end, or the clock's
+  if (o_.time_limit_minutes > 0)
+    f.eta_s = std::max(0.0, std::min(f.eta_s, o_.time_limit_minutes * 60 - f.elapsed_s));
   const double flops = tok_s * train_flops_per_token(model_->config(), o_.seq_len);
+  f.mfu = flops / (peak_gflops_ * 1e9), f.mfu_fma = flops / (fma_gflops_ * 1e9);
+  return f;
+}
+
+void TrainerImpl::print_progress(double loss, double lr, double tok_s, const StepFigures& f) {
+  if (o_.quiet) return;
   const MoeLoadSpread spread = moe_load_spread(dp_->expert_load());
   char experts[96] = "";
   if (spread.layer >= 0)  // the worst layer's busiest and idlest expert (uniform: 1/E each)
     std::snprintf(experts, sizeof experts, " | experts %.3f/%.3f (layer %d)", spread.max_fraction,
                   spread.min_fraction, spread.layer);
   std::printf("step %5d/%d | loss %.4f | lr %.2e | %6.0f tok/s | MFU %4.1f%% of sgemm, %4.1f%% of "
-              "%s peak | %s elapsed | ETA %s%s\n", step, state_.total_steps, loss, lr, tok_s,
-              100 * flops / (peak_gflops_ * 1e9), 100 * flops / (fma_gflops_ * 1e9), peak_name(),
-              clock_text(el).c_str(),
-              clock_text(eta).c_str(), experts);
+              "%s peak | %s elapsed | ETA %s%s\n", state_.step, state_.total_steps, loss, lr, tok_s,
+              100 * f.mfu, 100 * f.mfu_fma, peak_name(), clock_text(f.elapsed_s).c_str(),
+              clock_text(f.eta_s).c_str(), experts);
   std::fflush(stdout);
 }
 
@@ -112,10 +137,12 @@ void TrainerImpl::save_checkpoint_now() {
 // A progress line and a metrics record; with several ranks also the gradient all-reduce's time
 // per step since the last record (waiting for the slowest rank, then the transfer).
 void TrainerImpl::log_step(double loss, double lr, double tok_s) {
-  print_progress(state_.step, loss, lr, tok_s);
+  const StepFigures f = step_figures(tok_s);
+  print_progress(loss, lr, tok_s, f);
   nlohmann::json j = {{"step", state_.step}, {"loss", loss}, {"lr", lr}, {"grad_norm", grad_norm_},
-                      {"tokens_per_s", tok_s}, {"elapsed_s", seconds()},
-                      {"tokens_seen", state_.tokens_seen}};
+                      {"tokens_per_s", tok_s}, {"elapsed_s", f.elapsed_s},
+                      {"tokens_seen", state_.tokens_seen}, {"total_steps", state_.total_steps},
+                      {"mfu", f.mfu}, {"mfu_fma", f.mfu_fma}, {"eta_s", f.eta_s}};
   const MoeLoadSpread spread = moe_load_spread(dp_->expert_load());
   if (spread.layer >= 0) {  // expert-load spread of the step (all micro-batches), worst MoE layer
     j["moe_load_max"] = spread.max_fraction, j["moe_load_min"] = spread.min_fraction;
@@ -131,6 +158,20 @@ void TrainerImpl::log_step(double loss, double lr, double tok_s) {
   }
   dp_->reset_stats();
   log(j);
+}
+
+// The session's first record, once the schedule is planned: what this process trains and how.
+void TrainerImpl::log_start(int warmup) {
+  const nlohmann::json config = model_->config().to_json();  // as the checkpoint's config.json
+  log({{"step", state_.step}, {"event", "start"}, {"parameters", model_->num_parameters()},
+       {"total_steps", state_.total_steps}, {"warmup_steps", warmup}, {"lr", o_.lr},
+       {"min_lr", o_.min_lr}, {"batch_size", o_.batch_size}, {"seq_len", o_.seq_len},
+       {"grad_accum", o_.grad_accum}, {"threads", num_threads()}, {"ranks", dp_->ranks()},
+       {"precision", precision_name(precision_)}, {"peak_name", peak_name()},
+       {"sgemm_gflops", peak_gflops_}, {"peak_gflops", fma_gflops_}, {"seed", o_.seed},
+       {"dropout", o_.dropout}, {"time_limit_minutes", o_.time_limit_minutes},
+       {"max_steps", o_.max_steps}, {"resumed", !o_.resume.empty()},
+       {"model_type", config.value("model_type", "")}, {"config", config}});
 }
 
 // The session's last record: what ended it ("" = the schedule's end) and its final figures.
@@ -165,6 +206,7 @@ TrainSummary TrainerImpl::run() {
                              o_.given.count("--warmup-steps") ? "--warmup-steps"
                              : o_.resume.empty() ? "the default warmup" : "the checkpoint's warmup",
                              o_.warmup_steps, state_.total_steps).c_str() : "");
+  log_start(warmup);
   if (!o_.quiet && o_.dropout > 0)
     std::printf("dropout: %g on the embeddings and each residual branch (training steps only)\n",
                 o_.dropout);
@@ -191,6 +233,7 @@ TrainSummary TrainerImpl::run() {
     if (validate) {
       measure_peaks(false);  // the MFU denominators: the highest measurement so far
       report_validation(val = evaluate());
+      report_probes();
     }
     if (save) save_checkpoint_now();
     if (validate || save)

@@ -43,15 +43,23 @@ class TrainerImpl {
   double train_step(double lr);
   double evaluate();
   void report_validation(double val);
+  void report_probes();
   void log(const nlohmann::json& j);
   void measure_peaks(bool startup);
   void choose_run_precision();
   // The MFU denominator's name: "FMA" (float32) or "BF16" (vdpbf16ps dot products).
   const char* peak_name() const { return precision_ == TrainPrecision::Bf16 ? "BF16" : "FMA"; }
+  // A step's figures beside its loss: seconds since run() began, the ETA (the schedule's end or
+  // the clock's, seconds), and the MFU against the sgemm and the FMA / BF16 peak.
+  struct StepFigures {
+    double elapsed_s = 0, eta_s = 0, mfu = 0, mfu_fma = 0;
+  };
+  StepFigures step_figures(double tok_s) const;
   void log_step(double loss, double lr, double tok_s);
+  void log_start(int warmup);
   bool is_last_step();
   void log_done(const TrainSummary& s);
-  void print_progress(int step, double loss, double lr, double tok_s);
+  void print_progress(double loss, double lr, double tok_s, const StepFigures& f);
   void save_checkpoint_now();
   bool out_of_time() const;
   void report_time_limit_cut();

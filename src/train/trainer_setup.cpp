@@ -26,6 +26,7 @@
 #include "train/trainer.h"
 #include "train/time_budget.h"
 #include "train/trainer_impl.h"
+#include "train/validation_probes.h"
 
 namespace fs = std::filesystem;
 
@@ -62,6 +63,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(o_.min_lr <= o_.lr, "--min-lr {}{} must not exceed --lr {}{} (the cosine decays from "
              "--lr to --min-lr)", o_.min_lr, o_.given.count("--min-lr") ? "" : " (the default)",
              o_.lr, o_.given.count("--lr") ? "" : " (the default)");
+  check_probe_options(o_);
   if (!o_.resume.empty() && !o_.tokenizer.empty() && !o_.quiet)
     std::printf("note: --resume uses the checkpoint's own tokenizer.json; --tokenizer %s is "
                 "ignored\n", o_.tokenizer.c_str());
@@ -84,6 +86,7 @@ TrainerImpl::TrainerImpl(const TrainOptions& o) : o_(o) {
   LLM0_CHECK(o_.seq_len <= model_->config().max_position_embeddings,
              "--seq-len {} is longer than the model's context max_position_embeddings={}", o_.seq_len,
              model_->config().max_position_embeddings);
+  check_probe_lengths(o_, *tokenizer_, model_->config());
   choose_run_precision();
   setup_streams(train, val);
   if (dp_->rank() == 0) {  // every check passed: the directory and its log may change now

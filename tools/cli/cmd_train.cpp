@@ -91,6 +91,9 @@ void register_train(CLI::App& app) {
   std::snprintf(margin, sizeof margin, "%.2f", kAutoBf16Margin);
   cmd->add_option("--precision", o.precision, std::string("Matrix products: f32, bf16 (BF16 operands, float32 accumulation, weights and AdamW; needs AVX512_BF16) or auto (bf16 where this CPU has it and the run's products measure >= ") + margin + "x faster at start-up: a timing, so pass f32 or bf16 for runs you compare). A resume keeps the checkpoint's precision")->check(CLI::IsMember({"auto", "f32", "bf16"}))->capture_default_str();
   cmd->add_option("--seed", o.seed, "Seed for the weights and the batch order")->check(seed_check())->capture_default_str();
+  cmd->add_option("--sample-prompt", o.sample_prompts, "At every validation, continue this prompt with the model as trained so far, printed after the validation line and written to metrics.jsonl (a samples record). Repeatable. Sampling: temperature 0.8, top-k 40, seeded by --seed, the same draw each time, so only the weights change");
+  cmd->add_option("--sample-tokens", o.sample_tokens, "Tokens each --sample-prompt continuation has at most")->capture_default_str();
+  cmd->add_option("--attention-text", o.attention_text, "At every validation, write the attention map of this sentence (every layer's and head's weights, as `llm0 lesson attention-map`) to metrics.jsonl (an attention record)");
   cmd->add_flag("--quiet", o.quiet, "No progress lines");
   cmd->add_flag("--overwrite", o.overwrite, "Replace the run an --out directory already holds: start over there, or (with --resume of another run) continue that run there");
   add_threads_option(cmd);

@@ -1,15 +1,15 @@
-// Per-layer, per-head attention weights of a loaded model on a sentence (lesson_attention_map.h).
-#include "lesson/lesson_attention_map.h"
+// Per-layer, per-head attention weights of a model on a sentence (attention_map.h).
+#include "infer/attention_map.h"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/check.h"
-#include "lesson/lesson_tokens.h"
+#include "infer/token_pieces.h"
 #include "ops/attention.h"
 
-namespace llm0::lesson {
+namespace llm0 {
 
 using nlohmann::json;
 
@@ -46,10 +46,10 @@ json layer_weights(const Model& model, int il, const float* q, const float* k, i
 
 }  // namespace
 
-json attention_map_json(GenerationModel& m, const std::string& model_name, const std::string& text) {
-  Model& model = *m.model;
+json attention_map_json(Model& model, const Tokenizer& tokenizer, const std::string& model_name,
+                        const std::string& text) {
   const ModelConfig& c = model.config();
-  const std::vector<int> ids = m.tokenizer->encode_with_special_tokens(text);
+  const std::vector<int> ids = tokenizer.encode_with_special_tokens(text);
   const int T = (int)ids.size();
   LLM0_CHECK(T >= 1, "the text encodes to no token: give a sentence");
   const int limit = std::min(kAttentionMapMaxTokens, c.max_position_embeddings);
@@ -70,9 +70,9 @@ json attention_map_json(GenerationModel& m, const std::string& model_name, const
                       {"heads", std::move(heads)}});
   }
   return {{"lesson", "attention-map"}, {"model", model_name}, {"text", text},
-          {"tokens", token_pieces_json(*m.tokenizer, ids)},
+          {"tokens", token_pieces_json(tokenizer, ids)},
           {"num_hidden_layers", c.num_hidden_layers},
           {"num_attention_heads", c.num_attention_heads}, {"layers", std::move(layers)}};
 }
 
-}  // namespace llm0::lesson
+}  // namespace llm0

@@ -1,9 +1,9 @@
-// Token pieces of the model panels (lesson_tokens.h).
-#include "lesson/lesson_tokens.h"
+// Token pieces (token_pieces.h).
+#include "infer/token_pieces.h"
 
 #include "tokenizer/utf8.h"
 
-namespace llm0::lesson {
+namespace llm0 {
 
 std::string token_piece(const Tokenizer& tok, int id) {
   const std::string& b = tok.token_bytes(id);
@@ -28,4 +28,4 @@ nlohmann::json token_pieces_json(const Tokenizer& tok, const std::vector<int>& i
   return a;
 }
 
-}  // namespace llm0::lesson
+}  // namespace llm0
