@@ -50,6 +50,18 @@ json route(ExploreApi& api, const ApiRequest& r, const std::string& rest) {
   if (rest == "lesson/attention-map") return lesson_attention_map(api, r);
   if (rest == "lesson/generate-steps") return lesson_generate_steps(api, r);
   if (rest == "kv") return kv_pasted(api, r);
+  if (rest == "model") return model_load(api, r);
+  if (rest == "train") return r.method == "POST" ? train_start(api, r) : train_overview(api, r);
+  if (rest == "train/corpus") return corpus_prepare(api, r);
+  if (rest.rfind("train/", 0) == 0) {  // train/NAME[/stop|/resume]
+    const std::string tail = rest.substr(6);
+    const size_t slash = tail.find('/');
+    const std::string name = tail.substr(0, slash), action = slash == std::string::npos ? "" : tail.substr(slash + 1);
+    if (action == "stop") return train_stop(api, r, name);
+    if (action == "resume") return train_resume(api, r, name);
+    if (action == "events") return train_events(api, r, name);  // checked; streamed by explore_http.cpp
+    return train_run(api, r, name);
+  }
   return kv_reference(api, r, rest.substr(13));  // kv/reference/NAME
 }
 
@@ -58,20 +70,36 @@ json route(ExploreApi& api, const ApiRequest& r, const std::string& rest) {
 std::string api_allowed_methods(const std::string& path) {
   if (path.rfind(kApi, 0) != 0) return "";
   const std::string rest = path.substr(std::string(kApi).size());
-  if (rest == "kv") return "POST";
+  if (rest == "kv" || rest == "model" || rest == "train/corpus") return "POST";
+  if (rest == "train") return "GET, HEAD, POST";
   for (const char* get : {"info", "lesson/attention", "lesson/kv-cache", "lesson/shapes",
                           "lesson/attention-map", "lesson/generate-steps"})
     if (rest == get) return "GET, HEAD";
+  if (rest.rfind("train/", 0) == 0) {  // train/NAME, train/NAME/events (GET), train/NAME/stop|resume (POST)
+    const std::string tail = rest.substr(6);
+    const size_t slash = tail.find('/');
+    if (slash == 0) return "";
+    if (slash == std::string::npos) return "GET, HEAD";
+    const std::string action = tail.substr(slash + 1);
+    if (action == "events") return "GET, HEAD";
+    return action == "stop" || action == "resume" ? "POST" : "";
+  }
   return rest.rfind("kv/reference/", 0) == 0 ? "GET, HEAD" : "";
 }
 
 bool method_allowed(const std::string& method, const std::string& allow) {
-  return allow == "POST" ? method == "POST" : method == "GET" || method == "HEAD";
+  const bool get = allow.rfind("GET", 0) == 0, post = allow.find("POST") != std::string::npos;
+  return (get && (method == "GET" || method == "HEAD")) || (post && method == "POST");
 }
 
 ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt), threads_(num_threads()) {
   LLM0_CHECK(opt_.lang == "zh" || opt_.lang == "en", "--lang must be zh or en, got \"{}\"", opt_.lang);
+  LLM0_CHECK(!opt_.runs_dir.empty(), "--runs must name a directory");
   if (!opt_.model_dir.empty()) model_ = load_generation_model(opt_.model_dir);
+  model_name_ = opt_.model_dir;
+  describe_model();
+  std::error_code ec;
+  program_ = !opt_.program.empty() ? opt_.program : fs::read_symlink("/proc/self/exe", ec).string();
 }
 
 ApiResponse ExploreApi::handle(const ApiRequest& r) {
@@ -125,21 +153,43 @@ ExploreApi::HeavyTurn::~HeavyTurn() {
 }
 
 ExploreApi::ModelLease ExploreApi::require_model() {
+  std::unique_lock<std::mutex> lock(model_mu_);
   if (!model_.model)
     throw ExploreError(400, "no_model", "no model is loaded: start the explorer with one, e.g. "
-                       "`llm0 explore --model runs/small` (make run trains it)");
-  return {std::unique_lock<std::mutex>(model_mu_), model_};
+                       "`llm0 explore --model runs/small` (make run trains it), or train one on the "
+                       "training page");
+  std::lock_guard<std::mutex> info(info_mu_);
+  return {std::move(lock), model_, model_name_, generation_};
 }
 
-// The Chinese sentence, unless the page opens in English or the loaded model's vocabulary does not
-// know Chinese: a tokenizer that spells it with more tokens than it has characters is falling back
-// to bytes (stories260K's 512 pieces are English), and its heat maps would show <0xE5> rows.
+void ExploreApi::load_model(const std::string& dir) {
+  GenerationModel loaded = load_generation_model(dir);  // seconds for a large one: no lock held
+  std::lock_guard<std::mutex> lock(model_mu_);
+  std::swap(model_, loaded);
+  {
+    std::lock_guard<std::mutex> info(info_mu_);
+    model_name_ = dir;
+    ++generation_;
+  }
+  describe_model();
+}  // the old model is freed here
+
+void ExploreApi::describe_model() {
+  std::string text = "床前明月光，疑是地上霜。";
+  const std::string en = "Once upon a time, there was a little girl";
+  // The Chinese sentence, unless the page opens in English or the model's vocabulary does not know
+  // Chinese: a tokenizer that spells it with more tokens than it has characters is falling back to
+  // bytes (stories260K's 512 pieces are English), and its heat maps would show <0xE5> rows.
+  const auto characters = std::count_if(text.begin(), text.end(), [](char b) { return (b & 0xC0) != 0x80; });
+  if (opt_.lang == "en" || (model_.tokenizer && std::ssize(model_.tokenizer->encode(text)) > characters)) text = en;
+  std::lock_guard<std::mutex> info(info_mu_);
+  default_text_ = text;
+  model_info_ = model_.model ? model_summary(model_, model_name_, text) : json();
+}
+
 std::string ExploreApi::default_text() const {
-  const std::string zh = "床前明月光，疑是地上霜。", en = "Once upon a time, there was a little girl";
-  if (opt_.lang == "en") return en;
-  const auto characters = std::count_if(zh.begin(), zh.end(), [](char b) { return (b & 0xC0) != 0x80; });
-  if (model_.tokenizer && std::ssize(model_.tokenizer->encode(zh)) > characters) return en;
-  return zh;
+  std::lock_guard<std::mutex> info(info_mu_);
+  return default_text_;
 }
 
 json ExploreApi::info(bool static_copy) const {
@@ -156,7 +206,7 @@ json ExploreApi::info(bool static_copy) const {
                       {"heavy_requests", ExploreLimits::kHeavyRequests},
                       {"config_layers", kKvMaxLayers},
                       {"uri_bytes", ExploreLimits::kUriBytes}}},
-          {"model", model_.model ? model_summary(model_, opt_.model_dir, default_text()) : json()},
+          {"model", [this] { std::lock_guard<std::mutex> info(info_mu_); return model_info_; }()},
           {"model_hint", "llm0 explore --model runs/small"}};
 }
 

@@ -15,6 +15,7 @@
 
 #include "explore/explore_memo.h"
 #include "explore/explore_request.h"
+#include "explore/train_process.h"
 #include "infer/generator_io.h"
 #include "lesson/lesson_attention_map.h"
 #include "lesson/lesson_kv_cache.h"
@@ -40,8 +41,12 @@ struct ExploreLimits {
 
 /// How the explorer was started.
 struct ExploreOptions {
+  ExploreOptions(std::string model = "", std::string language = "zh")
+      : model_dir(std::move(model)), lang(std::move(language)) {}
   std::string model_dir;  ///< `--model` as given ("" = no model); names the model in the JSON
   std::string lang = "zh";  ///< the language the pages open in: "zh" or "en"
+  std::string runs_dir = "runs";  ///< `--runs`: where the training pages may write (train_runs.h)
+  std::string program;  ///< the llm0 program a training runs ("" = this program, /proc/self/exe)
 };
 
 class ExploreApi {
@@ -65,15 +70,30 @@ class ExploreApi {
   nlohmann::json info(bool static_copy = false) const;
 
   const ExploreOptions& options() const { return opt_; }
-  /// The loaded model and tokenizer, or null.
+  /// The loaded model and tokenizer, or null (not to be used while requests run: see require_model).
   GenerationModel* model() { return model_.model ? &model_ : nullptr; }
   /// The loaded model, held by the calling request until the lease is destroyed (other requests
-  /// for it wait), or ExploreError 400 "no_model" saying how to load one.
+  /// for it and load_model wait), or ExploreError 400 "no_model" saying how to load one.
+  /// `name`: the model's directory as given (--model, or the run POST /explore/api/model loaded);
+  /// `generation`: how many models this server has loaded (keys of results memoised per model).
   struct ModelLease {
     std::unique_lock<std::mutex> lock;
     GenerationModel& model;
+    std::string name;
+    int generation;
   };
   ModelLease require_model();
+  /// Loads the checkpoint of `dir` (load_generation_model) and makes it the loaded model once no
+  /// request holds the old one (POST /explore/api/model). Throws llm0::Error naming the file when
+  /// it cannot be loaded; the old model then stays.
+  void load_model(const std::string& dir);
+  /// The training runs' child process (one at a time per server: train_process.h).
+  ChildSupervisor& children() { return children_; }
+  /// Held while a training or preparation is checked and started, so two requests cannot both
+  /// pass the checks (POST train, resume, corpus).
+  std::mutex& start_mutex() { return start_mu_; }
+  /// The program a training runs (options().program, else this program's path).
+  const std::string& program() const { return program_; }
   /// The kv-cache lesson's growth tables by (model, P, L): deterministic, and seconds to compute
   /// at L = 4,096 (greedy generation on fixed weights), so computed once per server.
   Memo<lesson::KvCacheLesson>& growth_memo() { return growth_memo_; }
@@ -101,18 +121,29 @@ class ExploreApi {
   std::string default_text() const;
 
  private:
+  void describe_model();  // model_info_ and default_text_ of model_ (under model_mu_)
+
   ExploreOptions opt_;
   GenerationModel model_;
+  mutable std::mutex info_mu_;  // model_info_, default_text_, model_name_, generation_
+  nlohmann::json model_info_;   // info's "model" (null when none)
+  std::string default_text_;
+  std::string model_name_;
+  int generation_ = 0;
+  std::string program_;
+  std::mutex start_mu_;
   int threads_ = 0;
   std::mutex model_mu_;
   std::timed_mutex heavy_mu_;
   std::atomic<int> heavy_requests_{0};
   std::atomic<int> in_flight_{0};
   Memo<lesson::KvCacheLesson> growth_memo_{64};
+  ChildSupervisor children_;  // last: destroyed first (a running training checkpoints and ends)
 };
 
-/// The methods API path `path` (/explore/api/...) takes: "GET, HEAD" or "POST" (the Allow header's
-/// value), or "" for no such endpoint. The HTTP server checks it before reading any body.
+/// The methods API path `path` (/explore/api/...) takes: "GET, HEAD", "POST" or "GET, HEAD, POST"
+/// (the Allow header's value), or "" for no such endpoint. The HTTP server checks it before
+/// reading any body.
 std::string api_allowed_methods(const std::string& path);
 /// Whether `method` is one of `allow` (a value of api_allowed_methods, or "GET, HEAD" for pages).
 bool method_allowed(const std::string& method, const std::string& allow);

@@ -1,7 +1,13 @@
 // Routes of the explorer on a cpp-httplib server (explore_http.h).
 #include "explore/explore_http.h"
 
+#include <chrono>
+#include <memory>
+#include <thread>
+
 #include "explore/explore_assets.h"
+#include "explore/explore_handlers.h"
+#include "explore/train_events.h"
 
 namespace llm0::explore {
 
@@ -18,7 +24,7 @@ void answer(httplib::Response& res, const ApiResponse& a) {
   res.set_content(dump_api_json(a.body), "application/json");
 }
 
-void api_route(ExploreApi& api, const httplib::Request& req, httplib::Response& res) {
+ApiRequest api_request(const httplib::Request& req) {
   ApiRequest r;
   r.method = req.method;
   r.path = req.path;
@@ -28,7 +34,55 @@ void api_route(ExploreApi& api, const httplib::Request& req, httplib::Response& 
     httplib::detail::parse_query_text(req.target.substr(q + 1), params);
   for (const auto& [k, v] : params) r.query.emplace_back(k, v);
   r.body = req.body;
-  answer(res, api.handle(r));
+  return r;
+}
+
+void api_route(ExploreApi& api, const httplib::Request& req, httplib::Response& res) {
+  answer(res, api.handle(api_request(req)));
+}
+
+// GET /explore/api/train/NAME/events: the run's records as server-sent events (docs/explore-api.md
+// "Training"). The request is checked by ExploreApi (an unknown run gets its JSON error); the
+// stream then polls metrics.jsonl every 200 ms on this connection's own thread (other requests
+// keep their threads), sends a comment after 15 s without an event (proxies and browsers keep
+// the connection), and ends with `event: end` once the run is not training and every record went
+// out, or as soon as the client is gone or the server stops.
+void events_route(ExploreApi& api, serve::ConnectionServer& http, const httplib::Request& req,
+                  httplib::Response& res) {
+  const ApiResponse checked = api.handle(api_request(req));
+  if (checked.status != 200) return answer(res, checked);
+  const std::string name = checked.body["run"];
+  struct Stream {
+    RecordTail tail;
+    std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
+  };
+  auto stream = std::make_shared<Stream>(Stream{RecordTail(checked.body["dir"].get<std::string>() + "/metrics.jsonl",
+                                                           checked.body["from"].get<size_t>())});
+  serve::close_after_response();  // the stream is the connection's last response
+  res.set_header("Cache-Control", "no-store");
+  res.set_chunked_content_provider("text/event-stream", [&api, &http, name, stream](size_t, httplib::DataSink& sink) {
+    using clock = std::chrono::steady_clock;
+    if (http.stopping()) return false;
+    const bool running = run_running(api, name);  // before the read: a record written after it is read next time
+    const RecordTail::Update u = stream->tail.poll();
+    std::string out = u.reset ? sse_event(nlohmann::json::object(), "reset") : "";
+    for (const nlohmann::json& r : u.records) out += sse_event(r);
+    if (!running && !u.reset && u.records.empty()) {
+      const std::optional<int> status = api.children().exit_status({"train", name});
+      out = sse_event({{"running", false}, {"exit_status", status ? nlohmann::json(*status) : nlohmann::json()}}, "end");
+      if (sink.write(out.data(), out.size())) sink.done();
+      return true;
+    }
+    if (out.empty() && clock::now() - stream->last_write >= std::chrono::seconds(15)) out = ": keep-alive\n\n";
+    if (!out.empty()) {
+      if (!sink.write(out.data(), out.size())) return false;  // the client is gone
+      stream->last_write = clock::now();
+    }
+    static const char kProbe[] = ": \n\n";  // an SSE comment, written only once the client sent a FIN
+    if (serve::client_gone([&] { return sink.write(kProbe, sizeof kProbe - 1); })) return false;
+    if (u.records.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    return true;
+  });
 }
 
 void asset_route(const httplib::Request& req, httplib::Response& res) {
@@ -62,6 +116,10 @@ std::string allowed_methods(const std::string& path) {
 void mount_explore(serve::ConnectionServer& http, ExploreApi& api) {
   http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/explore/"); });
   http.Get("/explore", [](const httplib::Request&, httplib::Response& res) { res.set_redirect("/explore/"); });
+  // Before the API's catch-all route: httplib tries the patterns in the order they were added.
+  http.Get(R"(/explore/api/train/([^/]+)/events)", [&api, &http](const httplib::Request& q, httplib::Response& r) {
+    events_route(api, http, q, r);
+  });
   auto on_api = [&api](const httplib::Request& q, httplib::Response& r) { api_route(api, q, r); };
   http.Get(R"(/explore/api/.*)", on_api);
   http.Post(R"(/explore/api/.*)", on_api);

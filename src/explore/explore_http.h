@@ -19,7 +19,8 @@ std::string allowed_methods(const std::string& path);
 
 /// Adds GET / (a redirect to /explore/), GET /explore (redirect), GET /explore/NAME (an embedded
 /// file with its MIME type; 404 error object for an unknown name), GET|POST /explore/api/...
-/// (ExploreApi::handle) to `http`. `api` must outlive the server.
+/// (ExploreApi::handle), and GET /explore/api/train/NAME/events (a run's records as server-sent
+/// events) to `http`. `api` must outlive the server.
 void mount_explore(serve::ConnectionServer& http, ExploreApi& api);
 
 }  // namespace llm0::explore

@@ -34,7 +34,7 @@ json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {
                          "model=loaded has trained weights");
     lease.emplace(api.require_model());
     source.model = lease->model.model.get();
-    source.model_name = api.options().model_dir;
+    source.model_name = lease->name;
   }
   source.seed = (uint64_t)q.integer("seed", 0, (int64_t)1 << 53, 1);
   lesson::KvLessonOptions opt;
@@ -49,8 +49,9 @@ json lesson_kv_cache(ExploreApi& api, const ApiRequest& r) {
   lesson::KvLessonOptions stepper = opt;
   stepper.up_to = 0;
   lesson::KvCacheLesson l = lesson::run_kv_cache_lesson(source, stepper);
-  const std::string key = format("{} {} {}", source.model ? "loaded" : std::to_string(source.seed),
-                                 opt.prompt_len, opt.up_to);
+  // The loaded model by its generation: POST /explore/api/model may replace it.
+  const std::string key = format("{} {} {}", source.model ? format("loaded{}", lease->generation)
+                                                          : std::to_string(source.seed), opt.prompt_len, opt.up_to);
   const lesson::KvCacheLesson g = api.growth_memo().get_or_compute(key, [&] {
     const ExploreApi::HeavyTurn turn = api.heavy_turn();
     lesson::KvCacheLesson t;

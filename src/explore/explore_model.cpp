@@ -33,7 +33,7 @@ json lesson_attention_map(ExploreApi& api, const ApiRequest& r) {
   if (T > limit)
     throw ExploreError(400, "text_too_long", format("the text is {} tokens; the attention map takes "
                        "at most {}", T, limit), "", {{"param", "text"}, {"tokens", T}, {"limit", limit}});
-  return lesson::attention_map_json(lease.model, api.options().model_dir, text);
+  return lesson::attention_map_json(lease.model, lease.name, text);
 }
 
 json lesson_generate_steps(ExploreApi& api, const ApiRequest& r) {
@@ -44,7 +44,7 @@ json lesson_generate_steps(ExploreApi& api, const ApiRequest& r) {
   opt.temperature = q.number("temperature", 0, 100, opt.temperature);
   opt.seed = (uint64_t)q.integer("seed", 0, (int64_t)1 << 53, (int64_t)opt.seed);
   ExploreApi::ModelLease lease = api.require_model();
-  return lesson::generate_steps_json(lease.model, api.options().model_dir, opt);
+  return lesson::generate_steps_json(lease.model, lease.name, opt);
 }
 
 }  // namespace llm0::explore

@@ -1,4 +1,4 @@
-// `llm0 explore [--model RUN] [--host 127.0.0.1] [--port 8090] [--lang zh|en] [--export DIR]`:
+// `llm0 explore [--model RUN] [--host 127.0.0.1] [--port 8090] [--lang zh|en] [--runs runs] [--export DIR]`:
 // the attention chapter's lessons as pages in the browser, every number computed by this engine
 // (src/explore/, docs/explore-api.md). Prints "llm0 explore: listening on http://HOST:PORT/explore/"
 // on stderr once it accepts connections; SIGINT / SIGTERM stop it. `--export DIR` writes a static
@@ -91,6 +91,8 @@ void register_explore(CLI::App& app) {
   cmd->add_option("--host", a->host, "Address to listen on (loopback by default)")->capture_default_str();
   cmd->add_option("--port", a->port, "TCP port (0 = any free port, printed at start)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
+  cmd->add_option("--runs", a->api.runs_dir, "Runs directory: the training page starts runs and prepares corpora only under it")
+      ->capture_default_str();
   cmd->add_option("--lang", a->api.lang, "Language the pages open in")
       ->check(CLI::IsMember({"zh", "en"}))->capture_default_str();
   cmd->add_option("--export", a->export_dir, "Write a static copy (pages + baked-data.js) to this folder instead of serving");
