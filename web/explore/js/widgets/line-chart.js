@@ -5,7 +5,7 @@
 // Drawn at the pixel width it is given, so its 12 px labels stay 12 px on a phone.
 (function (x) {
   "use strict";
-  var M0 = {r: 12, t: 10, b: 40};  // margins: right, top, step labels + axis name (left: from the labels)
+  var M0 = {r: 22, t: 10, b: 40};  // margins: right, top, step labels + axis name (left: from the labels)
 
   function num(v) { return v.toFixed(1); }
 

@@ -22,7 +22,7 @@
     var k = Math.floor(Math.log10(t.step) + 1e-9);
     return x.tickLabel(v / 1000, {decimals: Math.max(0, 3 - k)}) + "k";
   }
-  function width(node) { return Math.min(760, node.clientWidth || 600); }
+  function width(node) { return Math.min(1000, node.clientWidth || 600); }
   function replanLines(store) {
     return store.replans.map(function (r) {
       return {x: r.step, colour: C.replan, title: x.t("train.replan.item", {step: r.step, from: x.fmtInt(r.previous_total_steps),
@@ -104,7 +104,8 @@
         seen: x.fmtInt(last.tokens_seen)}) : "";
       // Achieved GFLOP/s = mfu × the sgemm ceiling (mfu is achieved / sgemm peak, start record).
       var hasMfu = start && start.sgemm_gflops && last && last.mfu !== undefined;
-      chart(2, {id: "chart-flops", yLabel: x.t("train.axis.gflops"), yExtra: [0],
+      cells[2].fig.textContent = "";
+      if (hasMfu) chart(2, {id: "chart-flops", yLabel: x.t("train.axis.gflops"), yExtra: [0],
                 series: [{id: "flops", colour: C.flops, points: hasMfu ? s.steps.filter(function (r) { return r.mfu !== undefined; })
                   .map(function (r) { return [r.step, r.mfu * start.sgemm_gflops]; }) : []}],
                 hlines: start ? [{id: "sgemm", y: start.sgemm_gflops, colour: C.sgemm, dash: "7 4",

@@ -99,8 +99,13 @@
                                  text: x.t("train.corpus.name." + k.source) + (k.ready ? "" : " · " + x.t("train.corpus.missing"))});
         }));
       var status;
-      if (info.preparing) status = x.el("span", {id: "corpus-status", class: "loading",
-                                                 text: x.t("train.corpus.preparing", {source: info.preparing})});
+      if (info.preparing) {
+        // the preparation's own last log line (the server's corpora[i].log_tail) as its progress
+        var prep = corpora.filter(function (k) { return k.source === info.preparing; })[0] || {};
+        var tail = String(prep.log_tail || "").trim().split("\n").pop();
+        status = x.el("span", {id: "corpus-status", class: "loading", text: x.t("train.corpus.preparing", {source: info.preparing}) +
+                                                                              (tail ? " " + tail : "")});
+      }
       else if (c && c.ready) status = x.el("span", {id: "corpus-status", class: "ok", text: c.documents !== undefined
         ? x.t("train.corpus.ready", {dir: c.dir, docs: x.fmtInt(c.documents), chars: x.fmtInt(c.characters || 0)})
         : x.t("train.corpus.readyDir", {dir: c.dir})});
