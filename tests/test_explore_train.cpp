@@ -6,11 +6,13 @@
 
 #include <filesystem>
 
+#include "explore/explore_export.h"
 #include "explore/json_body.h"
 #include "explore/train_command.h"
 #include "explore/train_events.h"
 #include "explore/train_runs.h"
 #include "explore_train_fixture.h"
+#include "train/run_lock.h"
 
 namespace llm0 {
 namespace {
@@ -144,6 +146,28 @@ TEST_F(ExploreTrainTest, TheOverviewListsPresetsCorporaDefaultsAndRuns) {
   EXPECT_EQ(h.body["records"][2]["loss"], 6.0);
   EXPECT_TRUE(h.body["command"].is_null());
   EXPECT_TRUE(h.body["exit_status"].is_null());
+}
+
+// The static export bakes the training page's replay: the runs and each run not training now.
+TEST(ExploreTrainExport, TheExportBakesEveryRunNotTraining) {
+  const std::string runs = test::fresh_temp_path("explore_train_export", "runs");
+  for (const char* name : {"done", "busy"}) {
+    std::filesystem::create_directories(runs + "/" + name);
+    std::ofstream(runs + "/" + name + "/metrics.jsonl") << R"({"step": 1, "loss": 6.2})" << "\n";
+  }
+  const RunLock training(runs + "/busy");  // a trainer holds busy's lock
+  explore::ExploreApi api(testing_fixtures::train_options(runs));
+  std::vector<std::string> paths;
+  for (const explore::ApiRequest& r : explore::baked_requests(api, {})) {
+    if (r.path.rfind("/explore/api/train", 0) != 0) continue;
+    paths.push_back(r.path);
+    const explore::ApiResponse a = api.handle(r);
+    EXPECT_EQ(a.status, 200) << r.path << " " << a.body.dump();
+    if (r.path == "/explore/api/train/done") {
+      EXPECT_EQ(a.body["records"][0]["loss"], 6.2);
+    }
+  }
+  EXPECT_EQ(paths, std::vector<std::string>({"/explore/api/train", "/explore/api/train/done"}));
 }
 
 TEST(ExploreTrainNames, ANameIsNeverAPath) {

@@ -8,8 +8,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <filesystem>
-#include <set>
+#include <mutex>
 
 #include "child_process.h"
 #include "cli_runner.h"
@@ -244,6 +245,75 @@ TEST_F(ExploreTrainTest, AStopReachesARunStartedFromTheTerminal) {
   EXPECT_TRUE(fs::exists(runs_ + "/term/checkpoint/trainer_state.json"));
 }
 
+TEST_F(ExploreTrainTest, TheCorpusButtonPreparesTheCorpusAsMakeRunDoes) {
+  fs::remove_all(runs_ + "/corpus");
+  EXPECT_EQ(start_tiny("early", 5).code(), "corpus_missing");
+  const JsonReply p = post("/explore/api/train/corpus", R"({"source": "fortunes-zh"})");
+  ASSERT_EQ(p.status, 200) << p.body.dump();
+  EXPECT_EQ(p.body["command"], "scripts/prepare_corpus.sh fortunes-zh " + runs_ + "/corpus");
+  api_.children().wait_idle();
+  const json corpus = get("/explore/api/train").body["corpora"][0];
+  EXPECT_EQ(corpus["exit_status"], 0) << corpus.dump();
+  EXPECT_EQ(corpus["ready"], true);
+  // `llm0 data --source fortunes-zh` run by hand writes the same split.
+  const testing_fixtures::CmdOut r = testing_fixtures::run_cli(
+      "data --source fortunes-zh --output " + runs_ + "/by-hand", runs_ + "/data.err");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  for (const char* f : {"train.jsonl", "validation.jsonl"})
+    EXPECT_TRUE(testing_fixtures::read_file(runs_ + "/corpus/" + f) == testing_fixtures::read_file(runs_ + "/by-hand/" + f)) << f;
+  auto lines = [&](const char* f) {  // one document per line
+    const std::string t = testing_fixtures::read_file(runs_ + "/by-hand/" + f);
+    return std::count(t.begin(), t.end(), '\n');
+  };
+  EXPECT_EQ(corpus["documents"], lines("train.jsonl") + lines("validation.jsonl"));
+}
+
+// The connection limits bound a request's arrival, not a response: a stream outlives the request
+// deadline (1 s here) for as long as its run trains.
+TEST(ExploreTrainStream, AStreamOutlivesTheRequestDeadline) {
+  const std::string runs = test::fresh_temp_path("explore_train_stream", "runs");
+  testing_fixtures::write_tiny_corpus(runs + "/corpus");
+  explore::ExploreApi api(testing_fixtures::train_options(runs));
+  serve::ConnectionLimits limits = explore::explore_limits();
+  limits.request_timeout_s = 1, limits.read_timeout_s = 1, limits.keep_alive_timeout_s = 1;
+  explore::ExploreServer server(api, limits);
+  const int port = server.bind_listener("127.0.0.1", 0);
+  std::thread serving([&] { server.listen_after_bind(); });
+  explore::ApiRequest start;
+  start.method = "POST", start.path = "/explore/api/train";
+  start.body = R"({"config": "llm0-tiny", "max_steps": 100000, "threads": 1, "precision": "f32", "out": "s"})";
+  ASSERT_EQ(api.handle(start).status, 200);
+  std::mutex mu;
+  std::string stream;
+  std::atomic<bool> ended{false};
+  std::thread reader([&] {
+    httplib::Client c("127.0.0.1", port);
+    c.set_read_timeout(120);
+    c.Get("/explore/api/train/s/events", [&](const char* data, size_t n) {
+      std::lock_guard<std::mutex> lk(mu);
+      return stream.append(data, n), true;
+    });
+    ended = true;
+  });
+  // Until the stream has carried a step record trained 2 s after the run's start (twice the deadline).
+  for (bool late = false; !late && !ended;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::lock_guard<std::mutex> lk(mu);
+    for (const auto& [name, r] : parse_events(stream.substr(0, stream.rfind("\n\n") == std::string::npos ? 0 : stream.rfind("\n\n") + 2)))
+      late |= r.value("elapsed_s", 0.0) >= 2.0;
+  }
+  EXPECT_FALSE(ended) << "the stream ended before the run";
+  explore::ApiRequest stop;
+  stop.method = "POST", stop.path = "/explore/api/train/s/stop";
+  EXPECT_EQ(api.handle(stop).status, 200);
+  reader.join();
+  server.stop();
+  serving.join();
+  const auto events = parse_events(stream);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().first, "end");
+}
+
 // The ExploreApi's end (the server's, after SIGINT / SIGTERM) stops its training, which checkpoints.
 TEST(ExploreTrainEnd, TheServersEndStopsItsRunWithACheckpoint) {
   const std::string runs = test::fresh_temp_path("explore_train_end", "runs");
@@ -274,8 +344,8 @@ TEST(ExploreTrainEnd, AKilledServersRunStillCheckpoints) {
   ASSERT_TRUE(r);
   ASSERT_EQ(r->status, 200) << r->body;
   const std::string dir = runs + "/killed";
-  ASSERT_TRUE(testing_fixtures::wait_for_step(dir, [&] {
-    return testing_fixtures::read_file(dir + "/train.log").find("error") == std::string::npos;
+  ASSERT_TRUE(testing_fixtures::wait_for_step(dir, [&] {  // a trainer that fails says "error"
+    return testing_fixtures::read_file(dir + "/train.log").find("error") == std::string::npos && server.running();
   })) << testing_fixtures::read_file(dir + "/train.log");
   kill(server.pid(), SIGKILL);
   server.wait_exit();

@@ -5,7 +5,9 @@
 #include <fstream>
 
 #include "explore/explore_assets.h"
+#include "explore/explore_handlers.h"
 #include "explore/explore_http.h"
+#include "explore/train_runs.h"
 #include "lesson/lesson_json.h"
 
 namespace llm0::explore {
@@ -55,14 +57,6 @@ std::vector<ApiRequest> baked_requests(ExploreApi& api, const ExportOptions& opt
   }
   for (const char* as : {"mha", "mqa"})
     r.push_back(get("kv/reference/course-anchor-hybrid", {{"as", as}, {"context", "262144"}}));
-  // The training page's replay: the runs list, and the whole history of each finished run (one
-  // not training whose checkpoint is at the end of its schedule).
-  r.push_back(get("train"));
-  const ApiResponse runs = api.handle(get("train"));
-  if (runs.status == 200 && runs.body.contains("runs"))
-    for (const json& run : runs.body["runs"])
-      if (run.value("done", false) && !run.value("running", false))
-        r.push_back(get("train/" + run["name"].get<std::string>()));
   if (api.model() != nullptr) {
     const std::string text = api.default_text();
     r.push_back(get("lesson/kv-cache", {{"generate", "3"}, {"model", "loaded"},
@@ -70,6 +64,10 @@ std::vector<ApiRequest> baked_requests(ExploreApi& api, const ExportOptions& opt
     r.push_back(get("lesson/attention-map", {{"text", text}}));
     r.push_back(get("lesson/generate-steps", {{"temperature", "0"}, {"text", text}, {"tokens", "32"}}));
   }
+  // The training page's replay: the runs directory and every run in it not training now.
+  r.push_back(get("train"));
+  for (const std::string& name : list_runs(api.options().runs_dir))
+    if (!run_running(api, name)) r.push_back(get("train/" + name));
   return r;
 }
 

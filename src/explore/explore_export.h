@@ -20,9 +20,9 @@ struct ExportOptions {
 /// and for every asker, the
 /// kv-cache stepper grid (P 1..4 × G 1..6, up-to 0) and slider (P 2, G 3, up-to = 2^k from 8 and
 /// the course's 100 and 1000, up to opt.up_to_max), shapes and ledgers of the reference configs
-/// (as-is and at 262,144 tokens; the hybrid anchor also as MHA and MQA), the training page's runs
-/// list (GET train) and the history of each finished run in it (GET train/NAME), and with a model
-/// the model panels on info.model.default_text.
+/// (as-is and at 262,144 tokens; the hybrid anchor also as MHA and MQA), with a model the
+/// model panels on info.model.default_text, then the training page's `train` and `train/NAME` of
+/// every run of the runs directory that is not training (its replay).
 std::vector<ApiRequest> baked_requests(ExploreApi& api, const ExportOptions& opt);
 
 /// Writes the embedded files under `dir` (created) and dir/baked-data.js. `progress` (optional)

@@ -51,7 +51,7 @@ TrainPreset find_preset(const std::string& name) {
 json presets_json(const std::vector<TrainPreset>& presets) {
   json a = json::array();
   for (const TrainPreset& p : presets)
-    a.push_back({{"name", p.name}, {"parameters", p.parameters}, {"model_type", p.model_type},
+    a.push_back({{"name", p.name}, {"parameters", (int64_t)p.parameters}, {"model_type", p.model_type},
                  {"note", p.note}});
   return a;
 }
