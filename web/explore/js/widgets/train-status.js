@@ -82,10 +82,7 @@
       if (st !== "training" && st !== "stopping" && ckpt) buttons.appendChild(act("run-lessons", "train.btn.lessons", "secondary", openLessons));
     }
 
-    return {update: function (run) {
-      var s = run.store, st = stateOf(run), last = s.last(s.steps), v = s.last(s.vals), start = s.last(s.starts);
-      var done = s.last(s.dones), total = s.totalSteps();
-      if (run.error) panel.showError(run.error);
+    function drawHead(st, start, done) {
       head.textContent = "";
       head.appendChild(x.el("span", {id: "run-state", class: "run-state " + st, "data-state": st,
                                      text: x.t("train.state." + st, {by: done ? x.t("train.stoppedBy." + (done.stopped_by || "schedule")) : ""})}));
@@ -93,9 +90,10 @@
       if (start) head.appendChild(x.el("span", {class: "field-hint", text: " " + x.t("train.run.model", {
         config: (start.config && start.config.model_type) || start.model_type, params: x.fmtInt(start.parameters),
         B: start.batch_size, T: start.seq_len, threads: start.threads, precision: start.precision})}));
-
+    }
+    // Each session's command (RUN/command.txt): the start, then every resume.
+    function drawCommands(start) {
       cmd.textContent = "";
-      // Each session's command (RUN/command.txt): the start, then every resume.
       var d0 = run.detail || {}, commands = (d0.commands && d0.commands.length ? d0.commands : [d0.command]).filter(Boolean);
       if (!commands.length && run.startCommand) commands = [run.startCommand];
       if (run.resumeCommand && commands.indexOf(run.resumeCommand) < 0) commands.push(run.resumeCommand);
@@ -109,7 +107,9 @@
         var timed = start ? start.time_limit_minutes > 0 : / --time-limit-minutes /.test(commands[0]);
         cmd.appendChild(x.el("p", {class: "field-hint", id: "run-repro", text: x.t(timed ? "train.form.reproMinutes" : "train.form.reproSteps")}));
       } else if (run.detail) cmd.appendChild(x.el("p", {class: "field-hint", text: x.t("train.run.terminal")}));
-
+    }
+    function drawStats(st, start, total) {
+      var s = run.store, last = s.last(s.steps), v = s.last(s.vals);
       stats.textContent = "";
       var pct = last && total ? " (" + x.fmtPct(last.step / total, 0) + ")" : "";
       stats.appendChild(x.el("div", {class: "stat"}, stat("stat-step", "train.stat.step",
@@ -124,7 +124,9 @@
       stats.appendChild(x.el("div", {class: "stat"}, stat("stat-mfu", "train.stat.mfu",
         last && last.mfu !== undefined ? x.fmtPct(last.mfu) : "—",
         last && last.mfu_fma !== undefined && start ? x.t("train.stat.mfuFma", {fma: x.fmtPct(last.mfu_fma), name: start.peak_name}) : "")));
-
+    }
+    function drawEvents() {
+      var s = run.store;
       replans.textContent = "";
       var events = s.replans.map(function (r) {
         return x.t("train.replan.item", {step: r.step, from: x.fmtInt(r.previous_total_steps), to: x.fmtInt(r.replanned_total_steps)});
@@ -136,8 +138,8 @@
       });
       if (events.length) replans.appendChild(x.el("div", {class: "events"}, x.el("h3", {text: x.t("train.replan.title")}),
         x.el("ul", null, events.map(function (e) { return x.el("li", {text: e}); }))));
-
-      drawButtons(st);
+    }
+    function drawExtra(st, done) {
       extra.textContent = "";
       if (lessons[run.name]) extra.appendChild(x.el("p", {class: "note", id: "run-lesson-links"}, x.t("train.lessons.loaded", {run: run.name}), " ",
         [["retrieve-v.html", "nav.retrieveV"], ["kv-cache.html", "nav.kvCache"], ["model.html", "nav.model"]].map(function (l, i) {
@@ -150,6 +152,17 @@
       if (d && !d.running && d.exit_status !== undefined && d.exit_status !== null && d.exit_status !== 0)
         extra.appendChild(x.el("div", {class: "panel-error", id: "run-failed"}, x.t("train.run.failed", {rc: d.exit_status}),
           d.log_tail ? x.el("pre", {class: "log-tail", text: [].concat(d.log_tail).join("\n")}) : null));
+    }
+
+    return {update: function () {
+      var s = run.store, st = stateOf(run), start = s.last(s.starts), done = s.last(s.dones);
+      if (run.error) panel.showError(run.error);
+      drawHead(st, start, done);
+      drawCommands(start);
+      drawStats(st, start, s.totalSteps());
+      drawEvents();
+      drawButtons(st);
+      drawExtra(st, done);
     }};
   };
 })(window.llm0x = window.llm0x || {});
