@@ -19,19 +19,10 @@
     return p.name + " · " + x.t("train.preset.params", {n: n}) + (tag === "train.preset.tag." + p.name ? "" : " · " + tag);
   }
 
-  x.widgets.trainForm = function (parent, info, onStarted, onInfo) {
+  // The form's fields, bound to st (x.state.trainForm, so they survive a redraw and the language
+  // switch); redraw() draws the form again after a choice that changes it.
+  function fieldsGrid(info, st, redraw) {
     var d = info.defaults || {};
-    var st = x.state.trainForm = x.state.trainForm || {
-      config: d.config || "llm0-small", mode: "minutes", minutes: d.minutes || 10, steps: 2000,
-      seed: d.seed === undefined ? 1337 : d.seed, dropout: d.dropout === undefined ? 0.1 : d.dropout,
-      threads: d.threads || 1, prompt: "", name: "", corpus: "fortunes-zh"};
-    if (!st.name) st.name = runName(st.config);
-    var panel = x.panel(parent, {id: "train-start", title: "train.form.title", intro: "train.form.intro"});
-    var body = panel.body;
-    var corpora = info.corpora || [];
-    var corpus = function () { return corpora.filter(function (c) { return c.source === st.corpus; })[0]; };
-    if (!corpus() && corpora.length) st.corpus = corpora[0].source;
-
     function field(labelKey, input, hint) {
       return x.el("label", {class: "field"}, x.el("span", {class: "field-name", text: x.t(labelKey)}), input,
                   hint ? x.el("span", {class: "field-hint", text: hint}) : null);
@@ -72,7 +63,7 @@
     var name = bind(x.el("input", {type: "text", id: "train-name", value: st.name, class: "wide-input",
                                    pattern: "[A-Za-z0-9][A-Za-z0-9._-]{0,63}", oninput: function () { st.nameTyped = true; }}), "name");
 
-    body.appendChild(x.el("div", {class: "form-grid"},
+    return x.el("div", {class: "form-grid"},
       field("train.form.preset", preset, note),
       x.el("div", {class: "field", role: "group", "aria-label": x.t("train.form.length")},
         x.el("span", {class: "field-name", text: x.t("train.form.length")}),
@@ -81,7 +72,23 @@
       field("train.form.seed", seed), field("train.form.dropout", dropout),
       field("train.form.threads", threads, x.t("train.form.threadsMax", {n: info.threads_max || "?"})),
       field("train.form.prompt", prompt, x.t("train.form.promptHint", {prompts: (d.prompts || []).join("、")})),
-      field("train.form.name", name, x.t("train.form.nameHint", {dir: info.runs_dir || "runs"}))));
+      field("train.form.name", name, x.t("train.form.nameHint", {dir: info.runs_dir || "runs"})));
+  }
+
+  x.widgets.trainForm = function (parent, info, onStarted, onInfo) {
+    var d = info.defaults || {};
+    var st = x.state.trainForm = x.state.trainForm || {
+      config: d.config || "llm0-small", mode: "minutes", minutes: d.minutes || 10, steps: 2000,
+      seed: d.seed === undefined ? 1337 : d.seed, dropout: d.dropout === undefined ? 0.1 : d.dropout,
+      threads: d.threads || 1, prompt: "", name: "", corpus: d.corpus || "fortunes-zh"};
+    if (!st.name) st.name = runName(st.config);
+    var panel = x.panel(parent, {id: "train-start", title: "train.form.title", intro: "train.form.intro"});
+    var body = panel.body;
+    var corpora = info.corpora || [];
+    var corpus = function () { return corpora.filter(function (c) { return c.source === st.corpus; })[0]; };
+    if (!corpus() && corpora.length) st.corpus = corpora[0].source;
+
+    body.appendChild(fieldsGrid(info, st, redraw));
     body.appendChild(x.el("p", {class: "note", id: "train-repro", text: x.t(st.mode === "minutes" ? "train.form.reproMinutes"
                                                                                           : "train.form.reproSteps")}));
     corpusRow(body);
