@@ -176,8 +176,12 @@ await h.check("resume: it runs to the end of its schedule", async () => {
   assert.equal(done[1].stopped_by, "");
   assert.match(await text(page, "#stat-step"), new RegExp(`^${STEPS.toLocaleString("en-US")} / ${STEPS.toLocaleString("en-US")}`));
   assert.match(await text(page, "#run-summary"), new RegExp(done[1].final_val_loss.toFixed(3)));
-  // every step once on the page's curve (the steps a session re-logs are replaced, not added)
+  // every record once on the page (the steps a session re-logs are replaced, not added; a
+  // rewritten file's records, resent after `event: reset`, replace what the page had)
   assert.equal(await trainPoints(page), STEPS);
+  const all = records();
+  assert.equal(await page.$$eval('#chart-loss circle[data-series="val"]', (c) => c.length), all.filter((r) => r.val_loss !== undefined).length);
+  assert.equal(await page.$$eval('.sample-list[data-prompt="白日依山尽"] li', (l) => l.length), all.filter((r) => r.samples).length);
 });
 
 await h.check("the loss chart's ticks are loss_curve.svg's (one rule, two languages)", async () => {

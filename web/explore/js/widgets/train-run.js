@@ -1,7 +1,8 @@
 // One training run as the page knows it: every record of its RUN/metrics.jsonl (the formats of
 // docs/explore-api.md "Training"), sorted into what the charts draw, and the connection that feeds
 // them — GET train/NAME for the history, then GET train/NAME/events?from=K (server-sent events,
-// one record per message, `event: end` when the trainer is gone), or in a static export the baked
+// one record per message, `event: reset` when the file was rewritten and the records start over,
+// `event: end` when the trainer is gone), or in a static export the baked
 // history replayed as if it were arriving. The run outlives a redraw (the language switch): the
 // page sets run.onchange to its current drawing function.
 (function (x) {
@@ -90,6 +91,9 @@
         try { run.store.add(JSON.parse(m.data)); } catch (e) { return; }
         changed();
       };
+      // The file was rewritten (a resume drops the records past its checkpoint): every record
+      // follows again from the first.
+      es.addEventListener("reset", function () { run.store = new Store(); changed(); });
       es.addEventListener("end", function (m) {
         es.close(); es = null; run.live = false; run.ended = true;
         try { run.endInfo = JSON.parse(m.data); } catch (e) { run.endInfo = null; }
