@@ -61,6 +61,7 @@
     "train.run.title": "Run {run}",
     "train.run.model": "· {config}, {params} parameters, {B} × {T} tokens a step, {threads} threads, {precision}",
     "train.run.command": "The command it equals:",
+    "train.run.stopHint": "Stop finishes the current step, validates and writes a checkpoint it can resume from. A server shut down hard stops the run the same way; only a kill -9 of the trainer itself loses the steps since its last checkpoint (every 200 steps).",
     "train.run.resumed": "Resumed with:",
     "train.run.terminal": "This run was started from a terminal: the page has no record of its command, but every record it wrote is here.",
     "train.run.failed": "The trainer exited with status {rc}. The last lines of its log:",

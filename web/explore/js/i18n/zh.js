@@ -61,6 +61,7 @@
     "train.run.title": "运行 {run}",
     "train.run.model": "· {config}，{params} 个参数，每步 {B} × {T} 个 token，{threads} 线程，{precision}",
     "train.run.command": "等价的命令：",
+    "train.run.stopHint": "停止：做完当前这一步，验证，写下可以继续的检查点。若服务器被强行关掉，训练同样会先存检查点；只有训练进程本身被 kill -9，才会丢掉上次检查点（每 200 步一次）之后的步数。",
     "train.run.resumed": "继续训练的命令：",
     "train.run.terminal": "这次运行是从终端启动的：页面没有记下它的命令，但它写下的每条记录都在这里。",
     "train.run.failed": "训练进程以状态 {rc} 退出。日志最后几行：",

@@ -75,6 +75,7 @@
         return;
       }
       if (st === "training") buttons.appendChild(act("run-stop", "train.btn.stop", "secondary", stop));
+      if (st === "training") buttons.appendChild(x.el("span", {class: "field-hint", id: "run-stop-hint", text: x.t("train.run.stopHint")}));
       if (st === "stopping") buttons.appendChild(x.el("button", {type: "button", id: "run-stop", class: "secondary", disabled: true,
                                                                  text: x.t("train.btn.stopping")}));
       var ckpt = run.detail && run.detail.checkpoint;
