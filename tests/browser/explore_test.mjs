@@ -10,47 +10,14 @@
 import assert from "node:assert/strict";
 import {execFile, execFileSync} from "node:child_process";
 import fs from "node:fs";
-import {chromium} from "playwright-core";
+import {fitsPhone, harness, headings, languageSwitch, noPanelErrors, settled, text} from "./browser_common.mjs";
 
 const {LLM0, ROOT, PORT, EXPORT, ARTIFACTS} = process.env;
 const BASE = `http://127.0.0.1:${PORT}/explore/`;
 const PAGES = ["index", "retrieve-v", "kv-cache", "lineage", "model"];
 const cli = (args) => JSON.parse(execFileSync(LLM0, [...args, "--json", "--threads", "1"], {cwd: ROOT, encoding: "utf8"}));
-const results = [];
-async function check(name, fn) {
-  const t0 = Date.now();
-  try { await fn(); results.push([name, true]); console.log(`ok   ${name} (${Date.now() - t0} ms)`); }
-  catch (e) { results.push([name, false]); console.log(`FAIL ${name}: ${e.stack || e}`); }
-}
-
-const browser = await chromium.launch({executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-                                       args: process.getuid && process.getuid() === 0 ? ["--no-sandbox"] : []});
-const outside = [];   // requests to any host but 127.0.0.1 (aborted)
-let consoleErrors = [];
-let expectErrors = 0;  // console errors a step provokes on purpose (an HTTP 400 it asked for)
-async function newPage(width, height) {
-  const context = await browser.newContext({viewport: {width, height}});
-  await context.route("**/*", (route) => {
-    const u = new URL(route.request().url());
-    if (u.protocol === "file:" || u.protocol === "data:" || u.hostname === "127.0.0.1") return route.continue();
-    outside.push(u.href);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.on("console", (m) => { if (m.type() === "error") consoleErrors.push(`${page.url()}: ${m.text()}`); });
-  page.on("pageerror", (e) => consoleErrors.push(`${page.url()}: uncaught ${e.message}`));
-  return page;
-}
-// Waits until no panel still says "computing" (every request answered or failed).
-async function settled(page, timeout = 60000) {
-  await page.waitForFunction(() => document.querySelector("main") && !document.querySelector(".loading"), null, {timeout});
-}
-async function noPanelErrors(page) {
-  const errors = await page.$$eval(".panel-error:not([hidden])", (els) => els.map((e) => e.textContent));
-  assert.deepEqual(errors, [], `panel errors on ${page.url()}`);
-}
-const text = (page, sel) => page.$eval(sel, (e) => e.textContent.trim());
-const headings = (page) => page.$$eval("h1, h2, h3", (els) => els.map((e) => e.textContent.trim()));
+const h = await harness();
+const check = h.check;
 
 async function stepper(page) {
   for (let i = 0; i < 3; i++) await page.click("#step-next");
@@ -141,7 +108,7 @@ async function paste(page) {
                         `${name}: English ledger words on the Chinese page: ${out}`);
   }
   // Malformed input: an error in the panel (the server's 400 is the one console error allowed).
-  expectErrors++;
+  h.console.expected++;
   await page.fill("#paste-config", "{\"model_type\": \"llama\", \"hidden_size\": ");
   await page.click("#paste-go");
   await page.waitForSelector("#config-paste .panel-error:not([hidden])");
@@ -169,23 +136,6 @@ async function heatmaps(page) {
       assert.ok(r.upper.every((u) => u === "masked||"), `layer ${l} row ${r.t}: the upper triangle is blank`);
     }
   }
-}
-// A phone (390 px): the page is never wider than the viewport — tables scroll in their own box,
-// long words and commands wrap. On failure, the elements reaching past the right edge are named.
-async function fitsPhone(page, what) {
-  const r = await page.evaluate(() => {
-    const W = window.innerWidth;
-    const clipped = (e) => {  // inside a box that scrolls or clips (a table's own scroller)
-      for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
-        if (getComputedStyle(a).overflowX !== "visible") return true;
-      return false;
-    };
-    const wide = [...document.querySelectorAll("body *")]
-      .filter((e) => e.getBoundingClientRect().right > W + 0.5 && !clipped(e))
-      .map((e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${[...e.classList].join(".")} right=${Math.round(e.getBoundingClientRect().right)}`);
-    return {scroll: document.documentElement.scrollWidth, W, wide: wide.slice(0, 12)};
-  });
-  assert.ok(r.scroll <= r.W, `${what}: page ${r.scroll} px wide in a ${r.W} px viewport; past the edge:\n${r.wide.join("\n")}`);
 }
 // The model page with a long sentence (a word longer than a phone's line, spaces elsewhere) in
 // both panels, at the phone's width.
@@ -240,7 +190,7 @@ async function sentenceChecks(page) {
   // A server refusal in Chinese with the English detail: a missing parameter's code.
   const msg = await page.evaluate(() => window.llm0x.api("lesson/attention-map", {}).then(() => "", (e) => e.message));
   assert.ok(msg.startsWith("缺少参数 text") && msg.includes("parameter \"text\" is required"), msg);
-  expectErrors += 1;  // the 400 it asked for
+  h.console.expected += 1;  // the 400 it asked for
   // Each step's text is its decoded delta: together they are the generated text, even where a
   // token ends inside a character (stories260K spells Chinese in byte tokens).
   const d = await page.evaluate(() => window.llm0x.api("lesson/generate-steps", {text: "小明把", tokens: 12}));
@@ -259,19 +209,6 @@ async function byteFormat(page) {
   assert.equal(exact.exact.kv_bytes_at_context, want);
   assert.equal(await page.evaluate((s) => window.llm0x.fmtInt(s), want), BigInt(want).toLocaleString("en-US"));
 }
-async function languageSwitch(page) {
-  const before = await headings(page);
-  await page.click("#lang-switch");
-  await page.waitForFunction(() => document.documentElement.lang === "en");
-  await settled(page);
-  const after = await headings(page);
-  assert.equal(after.length, before.length, "the same headings in both languages");
-  after.forEach((h, i) => assert.notEqual(h, before[i], `heading ${i} did not change: ${h}`));
-  await page.click("#lang-switch");
-  await page.waitForFunction(() => document.documentElement.lang === "zh-CN");
-  await settled(page);
-}
-
 // The CLI's growth table to L = 1,024 takes seconds: computed while the browser works.
 const kvCli = new Promise((resolve, reject) => execFile(LLM0, ["lesson", "kv-cache", "--prompt-len", "2", "--generate", "3",
   "--up-to", "1024", "--json", "--threads", "1"], {cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 26},
@@ -288,10 +225,10 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
   if (origin === "export") await check("export written", exportWritten);
   for (const id of PAGES) {
     await check(`${origin} ${id}`, async () => {
-      consoleErrors = []; expectErrors = 0;
+      h.console = {errors: [], expected: 0};
       // One load per page: the checks at 1280×800, a screenshot, then the same page (after the
       // clicks) laid out again at 390×844 for the second screenshot.
-      const page = await newPage(1280, 800);
+      const page = await h.newPage(1280, 800);
       await page.goto(base + id + ".html");
       await settled(page);
       await noPanelErrors(page);
@@ -311,12 +248,8 @@ for (const [origin, base] of [["live", BASE], ["export", `file://${EXPORT}/`]]) 
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({path: `${ARTIFACTS}/${origin}-${id}-390x844.png`, fullPage: true});
       await page.context().close();
-      assert.equal(consoleErrors.length, expectErrors, `console errors:\n${consoleErrors.join("\n")}`);
+      h.consoleClean();
     });
   }
 }
-await check("no request left 127.0.0.1", async () => assert.deepEqual(outside, []));
-await browser.close();
-const failed = results.filter((r) => !r[1]).length;
-console.log(`${results.length - failed}/${results.length} passed; screenshots in ${ARTIFACTS}`);
-process.exit(failed ? 1 : 0);
+await h.finish(ARTIFACTS);

@@ -75,6 +75,12 @@
     return p;
   };
 
+  // GET without the cache: a run's state now (the training page polls and refreshes with it).
+  x.apiNow = function (path, params) {
+    cache.delete(x.canonicalKey(path, params));
+    return x.api(path, params);
+  };
+
   // POST body (a config.json as text): never baked; a static page says it needs the engine.
   x.apiPost = function (path, params, body) {
     if (x.isStatic()) return Promise.reject(new ApiError(x.t("err.notBaked")));

@@ -14,6 +14,9 @@
     "kv-cache": ["widgets/kv-rules.js", "widgets/stepper.js", "widgets/growth.js", "widgets/cache-check.js",
                  "widgets/ledger.js", "pages/kv-cache.js"],
     "lineage": ["widgets/timeline.js", "widgets/config-paste.js", "pages/lineage.js"],
+    "train": ["widgets/ticks.js", "widgets/line-chart.js", "widgets/heatmap.js", "widgets/train-run.js",
+              "widgets/train-form.js", "widgets/train-status.js", "widgets/train-charts.js", "widgets/train-samples.js",
+              "widgets/train-attention.js", "pages/train.js"],
     "model": ["widgets/heatmap.js", "widgets/continuation.js", "pages/model.js"]
   };
   var own = PAGES[document.body.getAttribute("data-page")] || [];

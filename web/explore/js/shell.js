@@ -4,6 +4,7 @@
   "use strict";
   x.pages = [
     {id: "index", href: "index.html", title: "nav.index"},
+    {id: "train", href: "train.html", title: "nav.train"},
     {id: "retrieve-v", href: "retrieve-v.html", title: "nav.retrieveV"},
     {id: "kv-cache", href: "kv-cache.html", title: "nav.kvCache"},
     {id: "lineage", href: "lineage.html", title: "nav.lineage"},

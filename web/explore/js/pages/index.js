@@ -2,7 +2,7 @@
 // (or how to load one).
 (function (x) {
   "use strict";
-  var CARDS = [["retrieve-v.html", "nav.retrieveV", "card.retrieveV"], ["kv-cache.html", "nav.kvCache", "card.kvCache"],
+  var CARDS = [["train.html", "nav.train", "card.train"], ["retrieve-v.html", "nav.retrieveV", "card.retrieveV"], ["kv-cache.html", "nav.kvCache", "card.kvCache"],
                ["lineage.html", "nav.lineage", "card.lineage"], ["model.html", "nav.model", "card.model"]];
   x.renderPage = function (main, info) {
     main.appendChild(x.el("div", {class: "cards"}, CARDS.map(function (c) {

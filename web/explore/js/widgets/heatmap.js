@@ -35,6 +35,10 @@
         x.el("tbody", null, body))));
   }
 
+  // One head's map as a table (also the training page's, from a run's attention records):
+  // tokens [{text}], rows[t][j] the weights, h the head's number, small = numbers in the cells.
+  x.heatmapTable = map;
+
   x.widgets = x.widgets || {};
   x.widgets.heatmap = function (parent, info) {
     var model = info.model;
