@@ -6,6 +6,7 @@
 #include "core/check.h"
 #include "infer/attention_map.h"
 #include "infer/generator.h"
+#include "infer/utf8_stream.h"
 
 namespace llm0 {
 
@@ -48,7 +49,13 @@ std::vector<ProbeSample> sample_prompts(Model& model, const Tokenizer& tokenizer
   GenerateOptions g;
   g.max_new_tokens = o.sample_tokens;
   g.sampler.temperature = kSampleTemperature, g.sampler.top_k = kSampleTopK, g.sampler.seed = o.seed;
-  for (const std::string& p : o.sample_prompts) out.push_back({p, gen.generate(p, g).text});
+  for (const std::string& p : o.sample_prompts) {
+    // The last token may end inside a character (byte-level vocabularies): the sample ends at the
+    // last whole one, as a stream would show it (infer/utf8_stream.h), not with U+FFFD.
+    std::string text = gen.generate(p, g).text;
+    text.resize(text.size() - utf8_incomplete_tail(text));
+    out.push_back({p, std::move(text)});
+  }
   return out;
 }
 
