@@ -9,6 +9,7 @@
 #include "explore/explore_export.h"
 #include "explore/json_body.h"
 #include "explore/train_command.h"
+#include "explore/train_corpora.h"
 #include "explore/train_events.h"
 #include "explore/train_runs.h"
 #include "explore_train_fixture.h"
@@ -131,6 +132,7 @@ TEST_F(ExploreTrainTest, TheOverviewListsPresetsCorporaDefaultsAndRuns) {
   EXPECT_EQ(o["corpora"][1]["ready"], false);
   EXPECT_EQ(o["defaults"]["config"], "llm0-small");
   EXPECT_EQ(o["defaults"]["prompts"], json({"床前明月光", "春眠不觉晓"}));
+  EXPECT_EQ(o["defaults"]["corpus"], "fortunes-zh");  // chinese-poetry is not prepared here
   ASSERT_EQ(o["runs"].size(), 1u);  // "not-a-run" holds nothing of a run; corpus is not a run
   const json& run = o["runs"][0];
   EXPECT_EQ(run["name"], "old");
@@ -146,6 +148,17 @@ TEST_F(ExploreTrainTest, TheOverviewListsPresetsCorporaDefaultsAndRuns) {
   EXPECT_EQ(h.body["records"][2]["loss"], 6.0);
   EXPECT_TRUE(h.body["command"].is_null());
   EXPECT_TRUE(h.body["exit_status"].is_null());
+}
+
+// make run's corpus (chinese-poetry) is the default once it is prepared; until then fortunes-zh.
+TEST_F(ExploreTrainTest, TheDefaultCorpusIsMakeRunsOnceItIsPrepared) {
+  EXPECT_EQ(explore::default_corpus(runs_), "fortunes-zh");
+  std::filesystem::create_directories(runs_ + "/corpus-poetry");
+  std::ofstream(runs_ + "/corpus-poetry/train.jsonl") << R"({"text": "静夜思"})" << "\n";
+  EXPECT_EQ(explore::default_corpus(runs_), "fortunes-zh");  // half written: not ready
+  std::ofstream(runs_ + "/corpus-poetry/validation.jsonl") << R"({"text": "春晓"})" << "\n";
+  EXPECT_EQ(explore::default_corpus(runs_), "chinese-poetry");
+  EXPECT_EQ(get("/explore/api/train").body["defaults"]["corpus"], "chinese-poetry");
 }
 
 // The static export bakes the training page's replay: the runs and each run not training now.

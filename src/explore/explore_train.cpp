@@ -125,7 +125,7 @@ json train_overview(ExploreApi& api, const ApiRequest& r) {
           {"preparing", job && job->kind == "corpus" ? json(job->name) : json()},
           {"threads_max", threads_max()},
           {"defaults", {{"config", "llm0-small"}, {"minutes", 10}, {"seed", 1337}, {"dropout", 0.1},
-                        {"threads", threads_max()}, {"corpus", "fortunes-zh"}, {"prompts", kPrompts},
+                        {"threads", threads_max()}, {"corpus", default_corpus(runs_dir(api))}, {"prompts", kPrompts},
                         {"attention_text", kAttentionText}}},
           {"runs", runs}};
 }
@@ -151,7 +151,7 @@ json train_start(ExploreApi& api, const ApiRequest& r) {
     throw bad_param("precision", format("\"precision\" is auto, f32 or bf16, got \"{}\"", text_excerpt(c.precision)));
   const std::string name = b.has("out") ? b.text("out") : default_run_name(api, preset.name);
   check_run_name(name);
-  const std::string source = b.text("corpus", "fortunes-zh");
+  const std::string source = b.text("corpus", default_corpus(runs_dir(api)));
   c.data = corpus_dir(runs_dir(api), source);
   c.prompts = kPrompts;
   if (const std::string own = b.text("prompt"); !own.empty()) c.prompts.push_back(own);
@@ -223,7 +223,7 @@ json train_resume(ExploreApi& api, const ApiRequest& r, const std::string& name)
   const std::vector<std::string> commands = run_commands(dir);
   const std::vector<std::string> first = commands.empty() ? std::vector<std::string>() : split_command(commands[0]);
   const std::vector<std::string> data = option_values(first, "--data");
-  const std::string corpus = data.empty() ? corpus_dir(runs_dir(api), "fortunes-zh") : data.back();
+  const std::string corpus = data.empty() ? corpus_dir(runs_dir(api), default_corpus(runs_dir(api))) : data.back();
   // The thread count of the checkpoint's run unless asked: its bits depend on it (train/thread_lanes.h).
   const std::vector<std::string> started = option_values(first, "--threads");
   const int t = threads > 0 ? threads : s.checkpoint_threads > 0 ? s.checkpoint_threads
@@ -238,7 +238,7 @@ json train_resume(ExploreApi& api, const ApiRequest& r, const std::string& name)
 
 json corpus_prepare(ExploreApi& api, const ApiRequest& r) {
   const JsonBody b(r, {"source"});
-  const std::string source = b.text("source", "fortunes-zh");
+  const std::string source = b.text("source", default_corpus(runs_dir(api)));
   const std::string dir = corpus_dir(runs_dir(api), source, "source");
   std::lock_guard<std::mutex> starting(api.start_mutex());
   check_idle(api);

@@ -78,6 +78,10 @@ bool corpus_ready(const std::string& dir) {
          fs::is_regular_file(fs::path(dir) / "validation.jsonl", ec);
 }
 
+std::string default_corpus(const std::string& runs_dir) {
+  return corpus_ready(corpus_dir(runs_dir, "chinese-poetry")) ? "chinese-poetry" : "fortunes-zh";
+}
+
 json corpora_json(const std::string& runs_dir) {
   json a = json::array();
   for (const std::string& source : corpus_sources()) {

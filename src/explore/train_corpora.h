@@ -9,7 +9,7 @@
 
 namespace llm0::explore {
 
-/// The corpus sources, fortunes-zh first (the default).
+/// The corpus sources, fortunes-zh first.
 const std::vector<std::string>& corpus_sources();
 
 /// RUNS/corpus for fortunes-zh, RUNS/corpus-poetry for chinese-poetry. Throws ExploreError 400
@@ -19,6 +19,11 @@ std::string corpus_dir(const std::string& runs_dir, const std::string& source,
 
 /// DIR holds train.jsonl and validation.jsonl.
 bool corpus_ready(const std::string& dir);
+
+/// The corpus a request that names none uses (GET train's defaults.corpus): chinese-poetry — make
+/// run's corpus — when RUNS/corpus-poetry is ready, else fortunes-zh (ready, or the one a button
+/// prepares in a second from a Debian package, where chinese-poetry is an 83 MB download).
+std::string default_corpus(const std::string& runs_dir);
 
 /// {"source", "dir", "ready", and when ready "documents", "characters" (Unicode characters of the
 /// documents' text)} per source (GET /explore/api/train "corpora"). The counts are read once per
