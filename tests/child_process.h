@@ -1,5 +1,6 @@
 // A command of the `llm0` program (LLM0_CLI) run in the background for a test that signals it or
-// watches its files while it runs; stdout and stderr go to a log file.
+// watches its files while it runs; stdout and stderr go to a log file. ServerProcess
+// (server_process.h) builds on it for the servers.
 #pragma once
 #include <fcntl.h>
 #include <signal.h>

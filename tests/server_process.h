@@ -2,12 +2,9 @@
 // test, and raw HTTP over a socket: shared by the tests that need the real programs (their signal
 // handling) or bytes no HTTP client sends (repeated headers, Expect).
 #pragma once
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,31 +15,21 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "cli_runner.h"
 
 namespace llm0::testing_fixtures {
 
-/// `llm0 ARGS... --port 0` started in the background, stderr and stdout to `log`; port() once its
-/// "listening on http://127.0.0.1:PORT" line is out. SIGKILLed at destruction if still running.
-class ServerProcess {
+/// `llm0 ARGS... --port 0` started in the background (a ChildProcess: stderr and stdout to `log`,
+/// SIGKILLed at destruction if still running); port() once its "listening on
+/// http://127.0.0.1:PORT" line is out, which the constructor waits for (60 s at most).
+class ServerProcess : public ChildProcess {
  public:
-  ServerProcess(std::vector<std::string> args, std::filesystem::path log) : log_(std::move(log)) {
-    args.insert(args.begin(), LLM0_CLI);
-    args.push_back("--port");
-    args.push_back("0");
-    pid_ = fork();
-    if (pid_ == 0) {
-      const int fd = open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      dup2(fd, 1), dup2(fd, 2);
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(LLM0_CLI, argv.data());
-      _exit(127);
-    }
+  ServerProcess(std::vector<std::string> args, std::filesystem::path log)
+      : ChildProcess(with_free_port(std::move(args)), std::move(log)) {
     // Loading stories260K takes well under a second; 60 s allows a busy machine.
     for (int i = 0; i < 600 && port_ == 0 && running(); ++i) {
-      const std::string t = read_file(log_), head = "listening on http://127.0.0.1:";
+      const std::string t = this->log(), head = "listening on http://127.0.0.1:";
       if (const size_t a = t.find(head); a != std::string::npos) {
         const size_t b = t.find_first_not_of("0123456789", a + head.size());
         if (b != std::string::npos && b > a + head.size()) port_ = std::stoi(t.substr(a + head.size(), b));
@@ -50,27 +37,11 @@ class ServerProcess {
       if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
-  ~ServerProcess() {
-    if (running()) kill(pid_, SIGKILL), waitpid(pid_, nullptr, 0);
-  }
   /// The port it listens on; 0 if it never said so.
   int port() const { return port_; }
-  pid_t pid() const { return pid_; }
-  std::string log() const { return read_file(log_); }
-  /// Not yet reaped by wait_exit().
-  bool running() {
-    if (pid_ <= 0 || exited_) return false;
-    if (waitpid(pid_, &status_, WNOHANG) == pid_) exited_ = true;
-    return !exited_;
-  }
-  /// Waits until it exits; its exit status (-1 when killed by a signal).
-  int wait_exit() {
-    if (!exited_) waitpid(pid_, &status_, 0), exited_ = true;
-    return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1;
-  }
   /// User + system CPU time it has used so far, in clock ticks (/proc/PID/stat fields 14, 15).
   long cpu_ticks() const {
-    const std::string s = read_file("/proc/" + std::to_string(pid_) + "/stat");
+    const std::string s = read_file("/proc/" + std::to_string(pid()) + "/stat");
     const size_t close = s.rfind(')');  // the command name may hold spaces
     if (close == std::string::npos) return -1;
     std::istringstream in(s.substr(close + 2));
@@ -84,11 +55,12 @@ class ServerProcess {
   }
 
  private:
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
+  static std::vector<std::string> with_free_port(std::vector<std::string> args) {
+    args.push_back("--port");
+    args.push_back("0");
+    return args;
+  }
   int port_ = 0;
-  int status_ = 0;
-  bool exited_ = false;
 };
 
 /// A TCP connection to 127.0.0.1:port (fd -1 when it could not connect), closed at destruction.
