@@ -12,10 +12,13 @@
 #include <vector>
 
 #include "core/check.h"
+#include "error_message.h"
 #include "train/corpus.h"
 
 namespace fs = std::filesystem;
 using Docs = std::vector<std::string>;
+using llm0::testing_fixtures::contains;
+using llm0::testing_fixtures::error_of;
 
 namespace {
 
@@ -42,18 +45,6 @@ std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const llm0::Error& e) {
-    return e.what();
-  }
-  return "(no llm0::Error thrown)";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 

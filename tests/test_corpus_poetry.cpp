@@ -17,12 +17,15 @@
 
 #include "cli_runner.h"
 #include "core/check.h"
+#include "error_message.h"
 #include "train/corpus.h"
 #include "train/opencc_t2s.h"
 
 namespace fs = std::filesystem;
 using Docs = std::vector<std::string>;
 using llm0::testing_fixtures::CmdOut;
+using llm0::testing_fixtures::contains;
+using llm0::testing_fixtures::error_of;
 using llm0::testing_fixtures::quote;
 using llm0::testing_fixtures::run_cli;
 
@@ -92,18 +95,6 @@ const Docs kSimplified = {
     "关雎\n关关雎鸠，在河之洲。",
     "离骚\n屈原\n帝高阳之苗裔兮",
 };
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const llm0::Error& e) {
-    return e.what();
-  }
-  return "(no llm0::Error thrown)";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
 

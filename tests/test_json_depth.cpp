@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "core/json_parse.h"
 #include "core/shipped_file.h"
+#include "error_message.h"
 #include "explore/explore_api.h"
 #include "explore_fixtures.h"
 #include "io/gguf_import_hf_json.h"
@@ -38,6 +39,7 @@ using nlohmann::json;
 using serve::ApiError;
 using serve::Endpoint;
 using serve::parse_request;
+using testing_fixtures::error_of;
 constexpr int L = kMaxJsonDepth;
 
 // `depth` nested arrays around 1 ("[[1]]" for 2).
@@ -70,17 +72,6 @@ std::string write(const std::string& name, const std::string& text) {
   const std::string path = test::fresh_temp_path("json_depth", name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
-}
-
-// The message of the llm0::Error `f` throws ("(no error)" when it returns).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 // Says the limit was crossed at `byte` of `source`.
