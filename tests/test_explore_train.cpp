@@ -49,6 +49,10 @@ const BadRequest kBad[] = {
     {"unknown precision", "POST", "/explore/api/train", R"({"config": "llm0-tiny", "max_steps": 5, "precision": "f16"})", 400, "bad_param"},
     {"unknown corpus", "POST", "/explore/api/train", R"({"config": "llm0-tiny", "max_steps": 5, "corpus": "wiki"})", 400, "bad_param"},
     {"prompt with a newline", "POST", "/explore/api/train", R"({"config": "llm0-tiny", "max_steps": 5, "prompt": "a\nb"})", 400, "bad_param"},
+    // llm0-tiny's context is 64 tokens: 64 bytes of prompt could be 64 tokens (no room to continue);
+    // 65 bytes of attention text could be 65 tokens (the map takes at most 64)
+    {"prompt as long as the context", "POST", "/explore/api/train", R"({"config": "llm0-tiny", "max_steps": 5, "prompt": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})", 400, "bad_param"},
+    {"attention text over the map's tokens", "POST", "/explore/api/train", R"({"config": "llm0-tiny", "max_steps": 5, "attention_text": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})", 400, "bad_param"},
     {"unknown key", "POST", "/explore/api/train", R"({"config": "llm0-tiny", "max_steps": 5, "lr": 0.1})", 400, "bad_param"},
     {"malformed JSON", "POST", "/explore/api/train", R"({"config": "llm0-tiny", )", 400, "bad_json"},
     {"a body that is not an object", "POST", "/explore/api/train", R"(["llm0-tiny"])", 400, "not_object"},
@@ -114,6 +118,9 @@ TEST_F(ExploreTrainTest, TheOverviewListsPresetsCorporaDefaultsAndRuns) {
   std::ofstream(runs_ + "/old/metrics.jsonl") << R"({"step": 0, "planned_total_steps": 40})" << "\n"
                                               << R"({"step": 1, "loss": 6.2})" << "\n"
                                               << "not json\n"
+                                              << R"({"step": "1", "loss": 9})" << "\n"  // no step:
+                                              << R"({"step": null})" << "\n"           // skipped too
+                                              << R"({"step": 1.5})" << "\n"
                                               << R"({"step": 2, "loss": 6.0})" << "\n"
                                               << R"({"step": 2, "val_loss": 6.1, "val_perplexity": 445.9})" << "\n";
   std::filesystem::create_directories(runs_ + "/not-a-run");

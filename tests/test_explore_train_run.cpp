@@ -229,10 +229,27 @@ TEST_F(ExploreTrainTest, StopLeavesAResumableCheckpointAndResumeFinishesTheSched
   EXPECT_EQ(get("/explore/api/lesson/generate-steps?text=%E5%BA%8A%E5%89%8D&tokens=2").status, 200);
 }
 
+// A stop sent at once, before the program has installed its stop handler, waits for it (the
+// explorer starts llm0 train with SIGINT and SIGTERM blocked) and is a stop request, not a kill.
+TEST_F(ExploreTrainTest, AStopSentRightAfterTheStartIsAStopRequest) {
+  ASSERT_EQ(start_tiny("early", 100000).status, 200);
+  const JsonReply stop = post("/explore/api/train/early/stop", "");
+  ASSERT_EQ(stop.status, 200) << stop.body.dump();
+  api_.children().wait_idle();
+  const JsonReply h = get("/explore/api/train/early");
+  EXPECT_EQ(h.body["exit_status"], 0) << h.body["log_tail"];
+  EXPECT_EQ(h.body["checkpoint"], true);
+  ASSERT_EQ(done_records(h.body["records"]).size(), 1u) << h.body["log_tail"];
+  EXPECT_EQ(done_records(h.body["records"])[0]["stopped_by"], "a stop request");
+}
+
 TEST_F(ExploreTrainTest, AStopReachesARunStartedFromTheTerminal) {
+  const std::string own = runs_ + "/own-corpus";  // not the corpus a request naming none gets
+  fs::copy(runs_ + "/corpus", own);
   testing_fixtures::ChildProcess terminal(
-      {"train", "--config", shipped_file("configs/llm0-tiny.json"), "--data", runs_ + "/corpus", "--out", runs_ + "/term",
-       "--max-steps", "100000", "--seq-len", "64", "--threads", "1", "--log-every", "1", "--precision", "f32"},
+      {"train", "--config", shipped_file("configs/llm0-tiny.json"), "--data", own, "--out", runs_ + "/term",
+       "--max-steps", "100000", "--seq-len", "64", "--threads", "1", "--log-every", "1", "--precision", "f32",
+       "--sample-prompt", "你好"},
       runs_ + "/term.log");
   while (!run_in_progress(runs_ + "/term") && terminal.running()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(run_in_progress(runs_ + "/term")) << terminal.log();
@@ -243,6 +260,17 @@ TEST_F(ExploreTrainTest, AStopReachesARunStartedFromTheTerminal) {
   EXPECT_EQ(stop.body["pid"], terminal.pid());
   EXPECT_EQ(terminal.wait_exit(), 0) << terminal.log();
   EXPECT_TRUE(fs::exists(runs_ + "/term/checkpoint/trainer_state.json"));
+  // Resumed from the page, it keeps its own corpus and sample prompt (from its start record: a
+  // terminal run has no command.txt), not the defaults of a fresh start.
+  const JsonReply resumed = post("/explore/api/train/term/resume", "{}");
+  ASSERT_EQ(resumed.status, 200) << resumed.body.dump();
+  const std::vector<std::string> argv = explore::split_command(resumed.body["command"]);
+  EXPECT_EQ(explore::option_values(argv, "--data"), std::vector<std::string>{own});
+  EXPECT_EQ(explore::option_values(argv, "--sample-prompt"), std::vector<std::string>{"你好"});
+  EXPECT_EQ(explore::option_values(argv, "--sample-tokens"), std::vector<std::string>{"32"});
+  wait_for_step("term");
+  post("/explore/api/train/term/stop", "");
+  api_.children().wait_idle();
 }
 
 TEST_F(ExploreTrainTest, TheCorpusButtonPreparesTheCorpusAsMakeRunDoes) {

@@ -48,6 +48,8 @@ const std::vector<std::string> kPrompts = {"床前明月光", "春眠不觉晓"}
 
 TEST(TrainProbes, SampleLineShowsNewlines) {
   EXPECT_EQ(sample_line({"床前", "明月\n光\n"}), "sample 床前 → 明月⏎光⏎");
+  // ESC, DEL, a C1 control, a stray continuation byte: nothing raw reaches a terminal
+  EXPECT_EQ(sample_line({"床", "\x1b[2J\x7f\xc2\x85\x80月"}), "sample 床 → \xEF\xBF\xBD[2J\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD月");
 }
 
 TEST(TrainProbes, ACheckpointIsBitIdenticalWithOrWithoutThem) {

@@ -16,6 +16,7 @@
 #include "explore/train_corpora.h"
 #include "explore/train_presets.h"
 #include "explore/train_runs.h"
+#include "infer/attention_map.h"
 #include "train/run_lock.h"
 
 namespace llm0::explore {
@@ -154,8 +155,15 @@ json train_start(ExploreApi& api, const ApiRequest& r) {
   const std::string source = b.text("corpus", default_corpus(runs_dir(api)));
   c.data = corpus_dir(runs_dir(api), source);
   c.prompts = kPrompts;
-  if (const std::string own = b.text("prompt"); !own.empty()) c.prompts.push_back(own);
-  c.attention_text = b.text("attention_text", kAttentionText);
+  // Refused here rather than by the run after its tokenizer is trained: a byte-level BPE token
+  // covers at least one byte, so a text of at most N bytes is at most N tokens, whatever the
+  // tokenizer learns. A prompt must leave the context room for one token; the attention map
+  // takes at most kAttentionMapMaxTokens tokens within the context.
+  const size_t context = (size_t)std::max(1, preset.context);
+  if (const std::string own = b.text("prompt", "", std::min<size_t>(256, context - 1)); !own.empty())
+    c.prompts.push_back(own);
+  c.attention_text = b.text("attention_text", kAttentionText,
+                            std::min<size_t>(kAttentionMapMaxTokens, context));
   c.out = run_path(runs_dir(api), name);
 
   std::lock_guard<std::mutex> starting(api.start_mutex());
@@ -221,7 +229,9 @@ json train_resume(ExploreApi& api, const ApiRequest& r, const std::string& name)
     throw ExploreError(409, "nothing_to_resume", s.done ? format("the run {} is finished: nothing is left to train", name)
                        : format("the run {} has no checkpoint to continue from", name), "", {{"run", name}});
   const std::vector<std::string> commands = run_commands(dir);
-  const std::vector<std::string> first = commands.empty() ? std::vector<std::string>() : split_command(commands[0]);
+  // A page-started run's first command, else (a terminal run) its first start record's options.
+  const std::vector<std::string> first = commands.empty() ? start_record_argv(read_records(dir))
+                                                          : split_command(commands[0]);
   const std::vector<std::string> data = option_values(first, "--data");
   const std::string corpus = data.empty() ? corpus_dir(runs_dir(api), default_corpus(runs_dir(api))) : data.back();
   // The thread count of the checkpoint's run unless asked: its bits depend on it (train/thread_lanes.h).

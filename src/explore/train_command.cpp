@@ -53,6 +53,23 @@ std::vector<std::string> resume_argv(const std::string& data, const std::string&
   return a;
 }
 
+std::vector<std::string> start_record_argv(const nlohmann::json& records) {
+  for (const nlohmann::json& r : records) {
+    if (r.value("event", nlohmann::json()) != "start" || !r.contains("data") || !r["data"].is_string()) continue;
+    std::vector<std::string> a = {"llm0", "train", "--data=" + r["data"].get<std::string>()};
+    if (r.contains("sample_prompts") && r["sample_prompts"].is_array() && !r["sample_prompts"].empty()) {
+      for (const nlohmann::json& p : r["sample_prompts"])
+        if (p.is_string()) a.push_back("--sample-prompt=" + p.get<std::string>());
+      if (r.contains("sample_tokens") && r["sample_tokens"].is_number_integer())
+        a.push_back("--sample-tokens=" + std::to_string(r["sample_tokens"].get<int64_t>()));
+    }
+    if (r.contains("attention_text") && r["attention_text"].is_string() && !r["attention_text"].empty())
+      a.push_back("--attention-text=" + r["attention_text"].get<std::string>());
+    return a;
+  }
+  return {};
+}
+
 std::string shell_quote(const std::string& s) {
   bool plain = !s.empty();
   for (unsigned char ch : s)

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace llm0::explore {
 
 /// A fresh run, every field already checked (explore_train.cpp reads them from the POST body).
@@ -35,6 +37,12 @@ std::vector<std::string> train_argv(const TrainCommand& c);
 /// options of `first` (the run's first command: no checkpoint keeps them; may be empty).
 std::vector<std::string> resume_argv(const std::string& data, const std::string& out, int threads,
                                      const std::vector<std::string>& first);
+
+/// A terminal-started run's first command as far as a resume needs it (no RUN/command.txt):
+/// {"llm0", "train", "--data=DATA", "--sample-prompt=P"..., "--sample-tokens=N",
+/// "--attention-text=T"} from the first "start" record of `records` (metrics.jsonl, oldest first)
+/// whose fields have their types (docs/train-metrics.md); {} when there is none.
+std::vector<std::string> start_record_argv(const nlohmann::json& records);
 
 /// `s` as one POSIX shell word: unchanged when it holds only characters no shell treats specially
 /// ([A-Za-z0-9_./:=+-] and bytes >= 0x80, i.e. UTF-8 text such as 床前明月光), else in single quotes

@@ -28,16 +28,22 @@ struct ChildSupervisor::Spawn {
 
 namespace {
 
-// The trainer, in the nanny: signals back to their defaults (the server ignores SIGPIPE; the nanny
-// blocks everything) and unblocked, then exec.
+// The program, in the nanny: signals back to their defaults (the server ignores SIGPIPE; the nanny
+// blocks everything) and unblocked, then exec — except SIGINT and SIGTERM for `llm0 train` (argv[1]
+// "train"), which stay blocked until it has installed its stop handler (tools/cli/cmd_train.cpp
+// unblocks them): a stop sent in its first milliseconds waits for it instead of killing it.
 [[noreturn]] void exec_program(const std::string& program, const std::vector<char*>& argv) {
   struct sigaction dfl;
   std::memset(&dfl, 0, sizeof dfl);
   dfl.sa_handler = SIG_DFL;
   for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGCHLD}) sigaction(sig, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  sigset_t mask;
+  sigemptyset(&mask);
+  if (argv.size() > 1 && argv[1] != nullptr && std::strcmp(argv[1], "train") == 0) {
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+  }
+  sigprocmask(SIG_SETMASK, &mask, nullptr);
   execv(program.c_str(), argv.data());
   static const char kFailed[] = "llm0 explore: could not run the program of this job\n";
   (void)!write(2, kFailed, sizeof kFailed - 1);

@@ -28,7 +28,10 @@ void drop_metrics_after(const std::string& path, int step) {
 nlohmann::json parse_metrics_line(const std::string& line) {
   try {
     nlohmann::json j = parse_json(line, "metrics line");
-    if (j.is_object()) return j;
+    // Every record has its optimizer step: a line without one (or with a string, a fraction or a
+    // negative number there) is no record, written by hand or by something else.
+    if (j.is_object() && j.contains("step") && j["step"].is_number_integer() && j["step"].get<int64_t>() >= 0)
+      return j;
   } catch (const Error&) {
   }
   return nlohmann::json(nlohmann::json::value_t::discarded);

@@ -15,7 +15,8 @@ namespace llm0 {
 void drop_metrics_after(const std::string& path, int step);
 
 /// One line of a metrics file as a JSON object, or a discarded value (is_discarded()) when the line
-/// is not one: not JSON, not an object, or nested deeper than kMaxJsonDepth (core/json_parse.h).
+/// is not a record: not JSON, not an object, without a "step" that is an integer >= 0, or nested
+/// deeper than kMaxJsonDepth (core/json_parse.h).
 /// The readers skip such lines (a line cut short by a crash is one).
 nlohmann::json parse_metrics_line(const std::string& line);
 

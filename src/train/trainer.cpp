@@ -171,7 +171,10 @@ void TrainerImpl::log_start(int warmup) {
        {"sgemm_gflops", peak_gflops_}, {"peak_gflops", fma_gflops_}, {"seed", o_.seed},
        {"dropout", o_.dropout}, {"time_limit_minutes", o_.time_limit_minutes},
        {"max_steps", o_.max_steps}, {"resumed", !o_.resume.empty()},
-       {"model_type", config.value("model_type", "")}, {"config", config}});
+       {"model_type", config.value("model_type", "")}, {"config", config},
+       // what a resume needs besides the checkpoint (the explorer resumes a terminal run with it)
+       {"data", o_.data}, {"sample_prompts", o_.sample_prompts}, {"sample_tokens", o_.sample_tokens},
+       {"attention_text", o_.attention_text}});
 }
 
 // The session's last record: what ended it ("" = the schedule's end) and its final figures.

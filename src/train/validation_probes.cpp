@@ -7,6 +7,7 @@
 #include "infer/attention_map.h"
 #include "infer/generator.h"
 #include "infer/utf8_stream.h"
+#include "tokenizer/utf8.h"
 
 namespace llm0 {
 
@@ -72,8 +73,17 @@ nlohmann::json attention_record(int step, Model& model, const Tokenizer& tokeniz
 }
 
 std::string sample_line(const ProbeSample& s) {
+  // For a terminal: a newline as ⏎, other control characters and bytes that are not UTF-8 (an
+  // undertrained model samples any byte token) as U+FFFD, so no byte reaches the terminal raw.
   std::string text;
-  for (char c : s.text) text += c == '\n' ? std::string("⏎") : std::string(1, c);
+  for (size_t i = 0; i < s.text.size();) {
+    char32_t cp = 0;
+    const int n = utf8_decode(s.text, i, cp);
+    if (n > 0 && cp == U'\n') text += "⏎";
+    else if (n == 0 || cp < 0x20 || (cp >= 0x7f && cp < 0xa0)) text += "\xEF\xBF\xBD";
+    else text.append(s.text, i, (size_t)n);
+    i += n > 0 ? (size_t)n : 1;
+  }
   return "sample " + s.prompt + " → " + text;
 }
 

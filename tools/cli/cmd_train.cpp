@@ -53,6 +53,13 @@ void stop_on_signals() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // The explorer starts a trainer with both blocked (src/explore/train_process.cpp), so that a stop
+  // sent before this point waits here and becomes a stop request instead of killing the program.
+  sigset_t stops;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigprocmask(SIG_UNBLOCK, &stops, nullptr);
 }
 }  // namespace
 
