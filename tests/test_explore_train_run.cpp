@@ -11,6 +11,7 @@
 #include <atomic>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 
 #include "child_process.h"
 #include "cli_runner.h"
@@ -340,6 +341,36 @@ TEST(ExploreTrainStream, AStreamOutlivesTheRequestDeadline) {
   const auto events = parse_events(stream);
   ASSERT_FALSE(events.empty());
   EXPECT_EQ(events.back().first, "end");
+}
+
+// Streams of a run in progress hold their connections: past kEventStreams one more is refused with
+// 503 too_many_streams while other requests are still served; the count falls as streams end.
+TEST_F(ExploreTrainTest, EventStreamsAreCappedSoOtherRequestsKeepTheirConnections) {
+  fs::create_directories(runs_ + "/held");
+  std::ofstream(runs_ + "/held/metrics.jsonl") << R"({"step": 1, "loss": 6.2})" << "\n";
+  std::optional<RunLock> training(std::in_place, runs_ + "/held");  // a trainer holds the run
+  std::atomic<int> opened{0};
+  std::vector<std::thread> readers;
+  for (int i = 0; i < explore::ExploreLimits::kEventStreams; ++i)
+    readers.emplace_back([&] {
+      httplib::Client c("127.0.0.1", port_);
+      c.set_read_timeout(60);
+      bool counted = false;
+      c.Get("/explore/api/train/held/events", [&](const char*, size_t) {
+        if (!counted) counted = true, ++opened;
+        return true;
+      });
+    });
+  while (opened < explore::ExploreLimits::kEventStreams) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(api_.event_streams().load(), explore::ExploreLimits::kEventStreams);
+  const JsonReply more = get("/explore/api/train/held/events");
+  EXPECT_EQ(more.status, 503);
+  EXPECT_EQ(more.code(), "too_many_streams");
+  EXPECT_EQ(get("/explore/api/train").status, 200);  // everything else is still served
+  training.reset();  // the run ends: every stream sends end and closes
+  for (std::thread& t : readers) t.join();
+  for (int i = 0; i < 100 && api_.event_streams().load() > 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(api_.event_streams().load(), 0);
 }
 
 // The ExploreApi's end (the server's, after SIGINT / SIGTERM) stops its training, which checkpoints.

@@ -37,6 +37,11 @@ struct ExploreLimits {
   /// Request line's URI (cpp-httplib's CPPHTTPLIB_REQUEST_URI_MAX_LENGTH: longer gets 414
   /// uri_too_long); the pages check a sentence's encoded length against it before sending.
   static constexpr size_t kUriBytes = 8192;
+  /// Training event streams (GET train/NAME/events) open at once: each holds a connection for as
+  /// long as its run trains, so one more is refused with 503 `too_many_streams`, leaving the other
+  /// connections (ConnectionLimits::max_connections, 96 by default) to every other request — a
+  /// Stop among them.
+  static constexpr int kEventStreams = 32;
 };
 
 /// How the explorer was started.
@@ -65,6 +70,8 @@ class ExploreApi {
 
   /// Requests inside handle() now, on all threads (tests observe concurrency with it).
   int in_flight() const { return in_flight_.load(); }
+  /// Training event streams open now (explore_http.cpp counts them against kEventStreams).
+  std::atomic<int>& event_streams() { return event_streams_; }
 
   /// GET /explore/api/info (docs/explore-api.md "info"); `static_copy` for an export.
   nlohmann::json info(bool static_copy = false) const;
@@ -137,6 +144,7 @@ class ExploreApi {
   std::timed_mutex heavy_mu_;
   std::atomic<int> heavy_requests_{0};
   std::atomic<int> in_flight_{0};
+  std::atomic<int> event_streams_{0};
   Memo<lesson::KvCacheLesson> growth_memo_{64};
   ChildSupervisor children_;  // last: destroyed first (a running training checkpoints and ends)
 };

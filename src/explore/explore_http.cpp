@@ -62,12 +62,24 @@ void events_route(ExploreApi& api, serve::ConnectionServer& http, const httplib:
   const ApiResponse checked = api.handle(api_request(req));
   if (checked.status != 200) return answer(res, checked);
   const std::string name = checked.body["run"];
+  RecordTail tail(checked.body["dir"].get<std::string>() + "/metrics.jsonl", checked.body["from"].get<size_t>());
+  // One of at most kEventStreams open streams, counted from here until the response (and with it
+  // the provider holding this stream) is destroyed.
+  if (++api.event_streams() > ExploreLimits::kEventStreams) {
+    --api.event_streams();
+    return answer(res, {503, error_json(format("{} training event streams are open: close a tab that "
+                                               "watches a run", ExploreLimits::kEventStreams), "too_many_streams")});
+  }
   struct Stream {
+    Stream(std::atomic<int>& open, RecordTail t) : open(open), tail(std::move(t)) {}
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    ~Stream() { --open; }
+    std::atomic<int>& open;
     RecordTail tail;
     std::chrono::steady_clock::time_point last_write = std::chrono::steady_clock::now();
   };
-  auto stream = std::make_shared<Stream>(Stream{RecordTail(checked.body["dir"].get<std::string>() + "/metrics.jsonl",
-                                                           checked.body["from"].get<size_t>())});
+  auto stream = std::make_shared<Stream>(api.event_streams(), std::move(tail));
   serve::close_after_response();  // the stream is the connection's last response
   res.set_header("Cache-Control", "no-store");
   res.set_chunked_content_provider("text/event-stream", [&api, &http, name, stream](size_t, httplib::DataSink& sink) {

@@ -71,6 +71,7 @@
     "train.state.finished": "已完成（{by}）",
     "train.state.ended": "进程已结束，但没有写完成记录（可能被强行终止）；可以从最近的检查点继续",
     "train.state.empty": "还没有记录",
+    "train.state.replaying": "回放中",
     "train.stoppedBy.schedule": "跑完了计划的步数",
     "train.stoppedBy.the time limit": "到了时间上限",
     "train.stoppedBy.--stop-after": "--stop-after 到了",

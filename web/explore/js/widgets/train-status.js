@@ -17,10 +17,11 @@
     return x.t("dur.hm", {h: Math.floor(s / 3600), m: two(Math.floor(s / 60) % 60)});
   };
 
-  // "training", "stopping", "resumable", "finished" or "ended" (no done record: killed).
+  // "training", "stopping", "replaying", "resumable", "finished" or "ended" (no done record: killed).
   function stateOf(run) {
     var s = run.store, d = s.last(s.dones);
     if (run.live || (run.detail && run.detail.running)) return run.stopping ? "stopping" : "training";
+    if (run.replaying) return "replaying";  // a static export playing its records back: not killed
     if (s.sessionDone() && d) return d.stopped_by === "" || d.stopped_by === "the time limit" ? "finished" : "resumable";
     return s.steps.length ? "ended" : "empty";
   }
