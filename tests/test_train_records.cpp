@@ -94,6 +94,8 @@ TEST(TrainRecords, StartStepAndDoneRecordsAgreeWithEachOtherAndTheCheckpoint) {
     EXPECT_GE(j["eta_s"].get<double>(), 0);
     if (j["step"].get<int>() > 10) continue;
     const double flops = j["tokens_per_s"].get<double>() * per_token;
+    // The trainer computes the same double quotient (JSON keeps 17 digits: exact), possibly in
+    // another association of the product: a few ulp (2^-52 ≈ 2e-16 each), far inside 1e-12.
     EXPECT_NEAR(j["mfu"].get<double>(), flops / (start["sgemm_gflops"].get<double>() * 1e9),
                 1e-12 * j["mfu"].get<double>());
     EXPECT_NEAR(j["mfu_fma"].get<double>(), flops / (start["peak_gflops"].get<double>() * 1e9),
