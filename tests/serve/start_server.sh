@@ -1,7 +1,11 @@
 # Sourced by the serve test scripts (bash) after they set LLM0 and TEST_NAME: makes the scratch
 # folder WORK (removed at exit with the server PID, if any) and die MESSAGE (prints it and the
-# server's log, exits 1); skips the test (exit 77) without curl.
+# server's log, exits 1); skips the test (exit 77) without curl or Debian's python3.
 command -v curl >/dev/null || { echo "skipped: curl not found"; exit 77; }
+# Debian's interpreter, not whatever `python3` is first on PATH: a version manager's shim there
+# (pyenv's) costs a second per call, and these scripts call it dozens of times.
+PY=/usr/bin/python3
+[ -x "$PY" ] || { echo "skipped: $PY not found (Debian: apt-get install python3)"; exit 77; }
 WORK=$(mktemp -d)
 PID=
 cleanup() { [ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"; }

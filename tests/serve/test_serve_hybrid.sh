@@ -54,7 +54,7 @@ run_model() {  # run_model NAME on|off: the prefix cache the server must report
                  "Servers answer requests; states hold" "The cat sat on the mat number 7. A dog"
                  "twice." "Servers answer requests; states hold what every layer remembers of a prompt. The")
   ask() {  # ask I: completion of prompt I into $WORK/$name.$2.I.json
-    python3 -c 'import json,sys; print(json.dumps({"model": sys.argv[1], "prompt": sys.argv[2], "max_tokens": 14, "temperature": 0}))' \
+    "$PY" -c 'import json,sys; print(json.dumps({"model": sys.argv[1], "prompt": sys.argv[2], "max_tokens": 14, "temperature": 0}))' \
       "$name" "${prompts[$1]}" |
       curl -s --max-time 60 -H 'Content-Type: application/json' --data-binary @- \
         "http://127.0.0.1:$port/v1/completions" > "$WORK/$name.$2.$1.json"
@@ -66,7 +66,7 @@ run_model() {  # run_model NAME on|off: the prefix cache the server must report
   for i in "${!prompts[@]}"; do
     "$LLM0" generate --model "$model" --prompt "${prompts[$i]}" --max-new-tokens 14 --temperature 0 \
       --json --threads 1 > "$WORK/$name.ref.$i.json" || die "$name: generate failed"
-    python3 - "$WORK/$name.together.$i.json" "$WORK/$name.alone.$i.json" "$WORK/$name.ref.$i.json" "$name $i" "$prefix" <<'PY' || die "$name: prompt $i differs"
+    "$PY" - "$WORK/$name.together.$i.json" "$WORK/$name.alone.$i.json" "$WORK/$name.ref.$i.json" "$name $i" "$prefix" <<'PY' || die "$name: prompt $i differs"
 import json, sys
 together, alone, ref = (json.load(open(p)) for p in sys.argv[1:4])
 what, prefix = sys.argv[4], sys.argv[5]

@@ -27,7 +27,7 @@ serve() {  # serve NAME: one greedy completion from the server, compared with ll
     "http://127.0.0.1:$port/v1/completions" > "$WORK/$name.served.json" || die "$name: no answer"
   "$LLM0" generate --model "$model" --prompt "Once upon a time" --max-new-tokens 24 --temperature 0 \
     --json --threads 1 > "$WORK/$name.generate.json" || die "$name: generate failed"
-  python3 - "$WORK/$name.served.json" "$WORK/$name.generate.json" "$DATA/greedy_200.json" "$name" <<'PY' || die "$name: differs"
+  "$PY" - "$WORK/$name.served.json" "$WORK/$name.generate.json" "$DATA/greedy_200.json" "$name" <<'PY' || die "$name: differs"
 import json, sys
 served, gen, golden = (json.load(open(p)) for p in sys.argv[1:4])
 name = sys.argv[4]
