@@ -15,7 +15,7 @@ LLM0=build/llm0
 CONFIG=${CONFIG:-configs/llm0-small.json}
 [ -f "$CONFIG" ] || { echo "make run: CONFIG=$CONFIG is not a file (presets are in configs/)" >&2; exit 1; }
 name=$(basename "$CONFIG" .json)
-# poetry is the default since issue 42's measurement (README "What make run does"): at the same
+# poetry is the default since issue 42's measurement (docs/training.md, "Which corpus"): at the same
 # 2,000 steps its model writes regular verse and is not data-limited, where fortunes-zh's 0.5M
 # tokens are passed over ~8 times and its run ends overfitting.
 case "${CORPUS:-poetry}" in
@@ -33,7 +33,7 @@ if [ -d "$RUN/checkpoint" ] || [ -f "$RUN/metrics.jsonl" ]; then  # keep the pre
 fi
 # --dropout 0.1 (the Transformer's residual dropout): ten minutes are ~6-10 passes over fortunes-zh's
 # 0.5M-token corpus, and without it the validation loss stops falling after ~1,500 steps while the
-# training loss keeps falling (README: the before/after of issue 28).
+# training loss keeps falling (docs/training.md: the before/after of issue 28).
 $LLM0 train --config "$CONFIG" --data "$DATA" --out "$RUN" \
   --time-limit-minutes "$MINUTES" --threads "$THREADS" --dropout "${DROPOUT:-0.1}" \
   --sample-prompt 床前明月光 --sample-prompt 春眠不觉晓 --attention-text 床前明月光，疑是地上霜。
