@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "core/check.h"
-#include "io/gguf_export.h"
 #include "io/gguf_export_moe.h"
+#include "io/gguf_tensor_names.h"
 
 namespace llm0 {
 
