@@ -32,7 +32,7 @@ LEVELS = [
     # ledger (KV bytes, FLOPs, peaks) reads the config; both sit above the engine so they may
     # read its caches later (the CacheSpec of issue 25) and the engine never reads them.
     ["tokenizer", "ledger"],
-    ["io"],      # safetensors, checkpoints (load into a Model), GGUF (config + tokenizer), llama2.c
+    ["io"],      # safetensors, checkpoints (load into a Model), llama2.c; GGUF in io/gguf/
     ["infer"],   # sampler, generator (loads checkpoints through io), infer_dtypes, streaming
     ["http"],    # the transport below the servers: one body-framing policy over cpp-httplib
     ["lesson", "serve", "train"],  # the applications: peers, none includes another
