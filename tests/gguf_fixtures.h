@@ -7,7 +7,7 @@
 
 #include "core/check.h"
 #include "io/checkpoint.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/reader.h"
 #include "model_fixtures.h"
 #include "test_util.h"
 #include "tokenizer/tokenizer.h"

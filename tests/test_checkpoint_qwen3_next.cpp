@@ -10,7 +10,7 @@
 
 #include "core/check.h"
 #include "io/checkpoint.h"
-#include "io/gguf_export.h"
+#include "io/gguf/export.h"
 #include "io/safetensors.h"
 #include "model_fixtures.h"
 #include "test_util.h"

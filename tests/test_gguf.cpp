@@ -1,4 +1,4 @@
-// GGUF writer/reader and export (src/io/gguf_*): every metadata type round-trips, alignment comes
+// GGUF writer/reader and export (src/io/gguf/): every metadata type round-trips, alignment comes
 // from metadata as UINT32, truncated / big-endian / absurd files are refused, exported tensors
 // equal the checkpoint's (RoPE row permutation undone for llama, checked against both RoPE
 // layouts in double), and models llama.cpp cannot represent are refused with nothing written.
@@ -14,8 +14,8 @@
 #include "core/check.h"
 #include "core/half.h"
 #include "io/checkpoint.h"
-#include "io/gguf_export.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/export.h"
+#include "io/gguf/reader.h"
 #include "gguf_fixtures.h"
 #include "model_fixtures.h"
 #include "tokenizer/byte_unicode.h"

@@ -1,4 +1,4 @@
-// GGUF data-section accounting (io/gguf_reader.h): a valid export (tiny llama, gguf_fixtures.h)
+// GGUF data-section accounting (io/gguf/reader.h): a valid export (tiny llama, gguf_fixtures.h)
 // with one mutation of its bytes (the tensor count, one tensor's offset, type or a shape
 // extent) is refused naming the tensor that no longer fits, and `llm0 convert --from gguf`
 // exits 1 writing nothing. Issue 43 F8: the tensor count one lower was accepted and every tensor
@@ -14,8 +14,8 @@
 
 #include "cli_runner.h"
 #include "gguf_fixtures.h"
-#include "io/gguf_export.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/export.h"
+#include "io/gguf/reader.h"
 
 namespace llm0 {
 namespace {

@@ -1,4 +1,4 @@
-// GGUF quantized tensors (io/ggml_type.h, io/gguf_dequant.h, io/gguf_reader.h): Q8_0, Q4_0, Q4_K
+// GGUF quantized tensors (io/gguf/: ggml_type.h, dequant.h, reader.h): Q8_0, Q4_0, Q4_K
 // and Q6_K dequantize bitwise like llama.cpp's gguf-py (random blocks, tests/data/gguf_quant/
 // dequant_ref.gguf, made by tests/gen/gen_gguf_dequant_ref.py) and like hand-computed blocks
 // (d = 1, known nibbles, Q4_K 6-bit scales and mins at 63 on both sides of their split packing,
@@ -7,7 +7,7 @@
 // llama-quantize is built (scripts/build_llama_bench.sh llama-quantize), the model files it made
 // (tests/data/gguf_quant/model-*.gguf) dequantize bitwise like ggml's own C code does.
 // Bitwise is the right tolerance: each product in these formats is exact in float32 and Q4_K's
-// one subtraction is rounded once (gguf_dequant.h), so every correct order gives the same bits.
+// one subtraction is rounded once (io/gguf/dequant.h), so every correct order gives the same bits.
 #include <gtest/gtest.h>
 
 #include "core/json_file.h"
@@ -22,8 +22,8 @@
 #include "core/check.h"
 #include "core/half.h"
 #include "gguf_fixtures.h"
-#include "io/gguf_dequant.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/dequant.h"
+#include "io/gguf/reader.h"
 #include "test_util.h"
 
 using namespace llm0;
@@ -39,7 +39,7 @@ struct RawTensor {
   std::vector<uint8_t> bytes;
 };
 
-// A GGUF v3 file with no metadata and `tensors` laid out at 32-byte alignment (gguf_writer.h).
+// A GGUF v3 file with no metadata and `tensors` laid out at 32-byte alignment (io/gguf/writer.h).
 std::string raw_gguf(const std::vector<RawTensor>& tensors) {
   std::string b = "GGUF";
   const auto put = [&b](auto v) { b.append(reinterpret_cast<const char*>(&v), sizeof(v)); };
@@ -249,7 +249,7 @@ TEST(GgufDequant, TruncatedQuantizedTensorIsRefused) {
   const std::string bytes = raw_gguf({{"a", {256, 2}, 14, q6}, {"b", {64}, 8, q8}});
   const size_t end = bytes.size() - (96 - 68);  // b's bytes end before its padding
   EXPECT_EQ(read_gguf(write_temp("whole.gguf", bytes.substr(0, end))).tensor("b")->to_float().size(), 64u);
-  // Part of the last tensor's padding is accounted for too (gguf_reader.h).
+  // Part of the last tensor's padding is accounted for too (io/gguf/reader.h).
   EXPECT_EQ(read_gguf(write_temp("part.gguf", bytes.substr(0, end + 10))).tensor("b")->bytes.size(), 68u);
   for (size_t cut : {size_t{1}, size_t{34}, size_t{67}}) {
     const std::string path = write_temp("cut.gguf", bytes.substr(0, end - cut));

@@ -1,4 +1,4 @@
-// GGUF import (io/gguf_import.h): for every architecture llm0 exports, a random checkpoint →
+// GGUF import (io/gguf/import.h): for every architecture llm0 exports, a random checkpoint →
 // `export gguf` → import gives the same config fields, bitwise the same tensors (F32; BF16 export →
 // bitwise the exported BF16) and the same tokenizer ids; the published stories260K (llama2.c →
 // llm0 → GGUF in llama.cpp's SentencePiece form → llm0) keeps its tensors, tokenizer.json and
@@ -13,9 +13,9 @@
 #include "cli_runner.h"
 #include "core/half.h"
 #include "gguf_fixtures.h"
-#include "io/gguf_export.h"
-#include "io/gguf_export_tokenizer.h"
-#include "io/gguf_import.h"
+#include "io/gguf/export.h"
+#include "io/gguf/export_tokenizer.h"
+#include "io/gguf/import.h"
 #include "io/safetensors.h"
 
 namespace llm0 {
@@ -62,9 +62,9 @@ bool bitwise_equal(const std::vector<float>& a, const std::vector<float>& b) {
 }
 
 // |got − want| within the error of computing the stored value and undoing it in float32
-// (gguf_import_tensors.h): (1 + w) − 1 rounds once, by at most 2^-24·|1 + w| (the subtraction is
-// exact, Sterbenz); log(−(−exp(x))) rounds twice, glibc's expf and logf within 1 ulp each:
-// |Δ| ≤ 2^-23·(|x| + 1), doubled for the ulp of a value just above a power of two.
+// (io/gguf/import_tensors.h): (1 + w) − 1 rounds once, by at most 2^-24·|1 + w| (the
+// subtraction is exact, Sterbenz); log(−(−exp(x))) rounds twice, glibc's expf and logf within
+// 1 ulp each: |Δ| ≤ 2^-23·(|x| + 1), doubled for the ulp of a value just above a power of two.
 bool transformed_ok(const std::string& name, float got, float want) {
   const double tol = name.ends_with("A_log") ? std::ldexp(2.0 * (std::fabs(want) + 1), -23)
                                              : std::ldexp(std::fabs(1.0 + want), -24);

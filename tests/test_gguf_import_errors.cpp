@@ -9,9 +9,9 @@
 
 #include "cli_runner.h"
 #include "gguf_fixtures.h"
-#include "io/gguf_export.h"
-#include "io/gguf_import.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/export.h"
+#include "io/gguf/import.h"
+#include "io/gguf/reader.h"
 
 namespace llm0 {
 namespace {

@@ -1,4 +1,4 @@
-// The tokenizer through a GGUF round trip (io/gguf_export_tokenizer.h, io/gguf_import_tokenizer.h):
+// The tokenizer through a GGUF round trip (io/gguf/export_tokenizer.h, io/gguf/import_tokenizer.h):
 // a tokenizer trained by llm0 (its own pre-tokenizer: digit groups of at most 3, CJK and emoji runs
 // apart) comes back from tokenizer.huggingface.json with the same ids on text where GPT-2's rules
 // split otherwise; a GGUF without that key (as llama.cpp's converters write it) still imports from
@@ -10,8 +10,8 @@
 
 #include "cli_runner.h"
 #include "gguf_fixtures.h"
-#include "io/gguf_export.h"
-#include "io/gguf_import.h"
+#include "io/gguf/export.h"
+#include "io/gguf/import.h"
 
 namespace llm0 {
 namespace {

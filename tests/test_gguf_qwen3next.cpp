@@ -12,8 +12,8 @@
 #include <random>
 
 #include "gguf_fixtures.h"
-#include "io/gguf_export.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/export.h"
+#include "io/gguf/reader.h"
 
 using namespace llm0;
 using namespace llm0::testing_fixtures;

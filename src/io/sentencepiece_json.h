@@ -3,7 +3,7 @@
 // form transformers' LlamaConverter writes (convert_slow_tokenizer.py): BPE with byte_fallback and
 // fuse_unk, normalizer Prepend("▁") + Replace(" " -> "▁"), decoder Replace/ByteFallback/Fuse/Strip,
 // TemplateProcessing adding BOS. Merges come from the scores as SentencePieceExtractor derives
-// them (below). Shared by io/llama2c_tokenizer.cpp and io/gguf_import_tokenizer.cpp.
+// them (below). Shared by io/llama2c_tokenizer.cpp and io/gguf/import_tokenizer.cpp.
 #pragma once
 #include <string>
 #include <vector>

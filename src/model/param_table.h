@@ -1,6 +1,6 @@
 // The parameter table of a model: every Hugging Face parameter name and PyTorch shape a config
 // implies (layout documented in model/param_table.cpp), declared without allocating, so that
-// checkpoint readers and importers (io/gguf_import.h) know what a model holds before building it.
+// checkpoint readers and importers (io/gguf/import.h) know what a model holds before building it.
 #pragma once
 #include "config/config.h"
 #include "core/params.h"

@@ -1,9 +1,9 @@
-// Fuzz harness: GGUF reader (io/gguf_reader.h) on arbitrary bytes: magic, version, counts,
+// Fuzz harness: GGUF reader (io/gguf/reader.h) on arbitrary bytes: magic, version, counts,
 // every metadata type (nested arrays), tensor infos, alignment, data section. Properties of an
 // accepted file: each tensor holds ggml_nbytes(type, numel) bytes at an aligned offset; writing
 // the metadata and tensors back with GgufWriter (quantized tensors as their F32 dequantized
 // values) and reading again gives the same values.
-// Then the import path (io/gguf_import.h gguf_to_hf): refused with llm0::Error or converted into a
+// Then the import path (io/gguf/import.h gguf_to_hf): refused with llm0::Error or converted into a
 // config that validates and round-trips through config.json, one tensor per parameter with the
 // shape the config implies, and a tokenizer.json that Tokenizer::load reads or refuses by name.
 #include <cmath>
@@ -11,8 +11,8 @@
 
 #include "core/check.h"
 #include "fuzz_util.h"
-#include "io/gguf_import.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/import.h"
+#include "io/gguf/reader.h"
 #include "model/param_table.h"
 #include "tokenizer/tokenizer.h"
 

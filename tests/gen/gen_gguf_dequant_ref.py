@@ -9,7 +9,7 @@ The blocks are uniformly random bytes, so every bit of every field (quants, 6-bi
 with their split high bits, int8 scales) takes both values; only the fp16 scale fields (d, dmin)
 are replaced by random *finite* halves (any sign, normal and subnormal), since a NaN or infinite
 scale has no value to compare. Every product in these formats is exact in float32 and Q4_K has
-one rounding (d*sc*q - dmin*m; see src/io/gguf_dequant.h), so numpy's order of operations gives
+one rounding (d*sc*q - dmin*m; see src/io/gguf/dequant.h), so numpy's order of operations gives
 the same bits as ggml's.
 
 How the file was made (run once, from the repository root; the output is committed):

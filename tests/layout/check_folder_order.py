@@ -8,6 +8,11 @@ src/ that LEVELS does not name fails too (place a new folder before using it). A
 with a relative path ("../x.h") fails, since it would bypass the rule. Files under src/ops/ may
 not name ModelConfig (references and kernels take op dimensions).
 
+Inside a folder the arrows point one way too: no two units (a unit: name.h with its name.cpp)
+include each other, i.e. A's files include B's header while B's files include A's header. What
+both need moves into a lower unit (or a small header of its own); KNOWN_MUTUAL lists the pairs
+not yet untangled, and an entry whose pair no longer includes each other fails until removed.
+
 Usage: tests/layout/check_folder_order.py [SRC_DIR]     (default: src/ of this repository)
        tests/layout/check_folder_order.py --self-test   (the checker on a made-up tree)
 Exit 0 when every include points down, 1 otherwise (one line per offending include:
@@ -32,7 +37,7 @@ LEVELS = [
     # ledger (KV bytes, FLOPs, peaks) reads the config; both sit above the engine so they may
     # read its caches later (the CacheSpec of issue 25) and the engine never reads them.
     ["tokenizer", "ledger"],
-    ["io"],      # safetensors, checkpoints (load into a Model), GGUF (config + tokenizer), llama2.c
+    ["io"],      # safetensors, checkpoints (load into a Model), llama2.c; GGUF in io/gguf/
     ["infer"],   # sampler, generator (loads checkpoints through io), infer_dtypes, streaming
     ["http"],    # the transport below the servers: one body-framing policy over cpp-httplib
     ["lesson", "serve", "train"],  # the applications: peers, none includes another
@@ -42,6 +47,22 @@ LEVELS = [
 # Upward edges allowed until a later part of issue 25 removes them: "A -> B": "what removes it".
 # Keep this empty; each entry needs a comment naming the change that will delete it.
 KNOWN_EXCEPTIONS = {}
+
+# Units that still include each other (issue 47 untangled io/'s): "A <-> B" (sorted): what each
+# takes from the other. Remove an entry when its pair is untangled; add none.
+KNOWN_MUTUAL = {
+    # config_fields.cpp's resolve_moe_layers reads deepseek_moe_defaults; moe_config.cpp reads
+    # its fields through ConfigFields.
+    "config/config_fields <-> config/moe_config": "deepseek_moe_defaults / ConfigFields",
+    # the handlers take ExploreApi& and ApiRequest; explore_api.cpp dispatches to the handlers.
+    "explore/explore_api <-> explore/explore_handlers": "ExploreApi / the handlers",
+    # lesson_figures reads an AttentionLesson; lesson_attention.cpp puts course_figures in its JSON.
+    "lesson/lesson_attention <-> lesson/lesson_figures": "AttentionLesson / course_figures",
+    # the kernel header sizes its tiles by kBf16PanelCols; bf16_gemm.cpp calls the kernels.
+    "ops/bf16_gemm <-> ops/bf16_gemm_kernel": "kBf16PanelCols / the MR x NR kernels",
+    # socket_stream.cpp reads ConnectionLimits and Wake; connection_server.cpp uses SocketStream.
+    "serve/connection_server <-> serve/socket_stream": "ConnectionLimits, Wake / SocketStream",
+}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 # ops knows no model: its kernels and references take op dimensions (ints, or the per-layer
@@ -58,10 +79,40 @@ def level_of():
     return table
 
 
-def check(src):
-    """Returns the violations under src as 'path:line: message' strings (paths relative to src)."""
+def unit_of(rel):
+    """The unit of a file or header path relative to src: its path without the extension."""
+    return os.path.splitext(rel)[0].replace(os.sep, "/")
+
+
+def mutual_includes(edges, known):
+    """The pairs of units of one folder that include each other, from edges {(unit, unit): (file,
+    line, target)} (the first include of the second unit's header by a file of the first), less
+    `known`; and each entry of `known` that is no longer such a pair."""
+    problems, seen = [], set()
+    for (a, b), (rel, n, target) in sorted(edges.items()):
+        if a >= b or (b, a) not in edges or a.split("/")[0] != b.split("/")[0]:
+            continue  # across folders the folder order reports the upward include
+        pair = f"{a} <-> {b}"
+        seen.add(pair)
+        if pair in known:
+            continue
+        back_rel, back_n, back_target = edges[(b, a)]
+        problems.append(f"{rel}:{n}: units {a} and {b} include each other (\"{target}\"; "
+                        f"{back_rel}:{back_n} includes \"{back_target}\"): move what both need "
+                        "into a lower unit")
+    for pair in sorted(set(known) - seen):
+        problems.append(f"{pair}: no longer include each other: remove the pair from "
+                        "KNOWN_MUTUAL (tests/layout/check_folder_order.py)")
+    return problems
+
+
+def check(src, known_mutual=None):
+    """Returns the violations under src as 'path:line: message' strings (paths relative to src).
+    known_mutual: the unit pairs allowed to include each other (default KNOWN_MUTUAL)."""
+    known_mutual = KNOWN_MUTUAL if known_mutual is None else known_mutual
     level = level_of()
     problems = []
+    edges = {}  # (unit, included unit) -> where the first such include is
     for folder in sorted(os.listdir(src)):
         if os.path.isdir(os.path.join(src, folder)) and folder not in level:
             problems.append(f"{folder}/: folder not placed in the folder order "
@@ -89,6 +140,11 @@ def check(src):
                         problems.append(f"{rel}:{n}: relative include \"{target}\" "
                                         "(write it as \"folder/file.h\")")
                         continue
+                    beside = os.path.join(rel_root, target) if "/" not in target else target
+                    if os.path.isfile(os.path.join(src, beside)):
+                        key = (unit_of(rel), unit_of(beside))
+                        if key[0] != key[1]:
+                            edges.setdefault(key, (rel, n, target))
                     if "/" not in target:
                         continue  # a header beside this file or a library's (<...> not checked)
                     there = target.split("/")[0]
@@ -100,7 +156,7 @@ def check(src):
                     why = ("peer folders on one level" if level[there] == level[here]
                            else f"{there} sits above {here}")
                     problems.append(f"{rel}:{n}: upward include {edge} (\"{target}\"): {why}")
-    return problems
+    return problems + mutual_includes(edges, known_mutual)
 
 
 def self_test():
@@ -115,20 +171,38 @@ def self_test():
         "serve/engine.h": '#include "train/trainer.h"\n',
         "train/trainer.h": '#include "model/model.h"\n',
         "newfolder/x.h": '#include "core/tensor.h"\n',
+        # units that include each other: one pair through a header beside the file, one pair
+        # listed in `known` (allowed), and a `known` entry no longer true
+        "http/body.h": '#include "framing.h"\n',
+        "http/framing.h": '',
+        "http/framing.cpp": '#include "http/framing.h"\n#include "http/body.h"\n',
+        "serve/engine.cpp": '#include "serve/engine.h"\n#include "serve/queue.h"\n',
+        "serve/queue.cpp": '#include "serve/engine.h"\n',
+        "serve/queue.h": '',
+        "train/loop.h": '#include "train/trainer.h"\n',
+        "train/trainer.cpp": '#include "train/trainer.h"\n#include "train/loop.h"\n',
     }
+    known = {"serve/engine <-> serve/queue": "planted", "core/a <-> core/b": "planted, stale"}
     want = [
         "newfolder/: folder not placed in the folder order (tests/layout/check_folder_order.py LEVELS)",
         "model/plan.h:1: relative include \"../core/tensor.h\" (write it as \"folder/file.h\")",
         "ops/ref/ref_mla.h:2: upward include ops -> model (\"model/model.h\"): model sits above ops",
         "ops/ref/ref_mla.h:3: ModelConfig in ops/ (take op dimensions)",
         "serve/engine.h:1: upward include serve -> train (\"train/trainer.h\"): peer folders on one level",
+        "http/body.h:1: units http/body and http/framing include each other (\"framing.h\"; "
+        "http/framing.cpp:2 includes \"http/body.h\"): move what both need into a lower unit",
+        "train/loop.h:1: units train/loop and train/trainer include each other "
+        "(\"train/trainer.h\"; train/trainer.cpp:2 includes \"train/loop.h\"): move what both need "
+        "into a lower unit",
+        "core/a <-> core/b: no longer include each other: remove the pair from KNOWN_MUTUAL "
+        "(tests/layout/check_folder_order.py)",
     ]
     with tempfile.TemporaryDirectory() as d:
         for rel, text in files.items():
             os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
             with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
                 f.write(text)
-        got = check(d)
+        got = check(d, known)
     if got != want:
         print("self-test failed\n got:\n  " + "\n  ".join(got) + "\n want:\n  " + "\n  ".join(want))
         return 1
@@ -148,7 +222,8 @@ def main(argv):
         print(f"{len(problems)} line(s) against the folder order "
               "(bottom first: " + " < ".join("|".join(lv) for lv in LEVELS) + ")")
         return 1
-    print("folder order kept: every include under src/ points down")
+    print("folder order kept: every include under src/ points down, and no two units of a folder "
+          f"include each other but the {len(KNOWN_MUTUAL)} pairs of KNOWN_MUTUAL")
     return 0
 
 

@@ -5,7 +5,7 @@
 // `llm0 convert --from llama2c MODEL.bin --tokenizer TOK.bin --output DIR`: a llama2.c checkpoint
 // and tokenizer as a Hugging Face Llama directory (io/llama2c.h).
 // `llm0 convert --from gguf FILE.gguf --output DIR [--dtype f32|bf16|f16]`: a GGUF file (llama, qwen2,
-// qwen3, qwen3moe, deepseek2, qwen3next) as a Hugging Face directory (io/gguf_import.h).
+// qwen3, qwen3moe, deepseek2, qwen3next) as a Hugging Face directory (io/gguf/import.h).
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -13,7 +13,7 @@
 #include "common.h"
 #include "io/checkpoint.h"
 #include "io/checkpoint_tokenizer.h"
-#include "io/gguf_import.h"
+#include "io/gguf/import.h"
 #include "io/llama2c.h"
 
 namespace llm0::cli {

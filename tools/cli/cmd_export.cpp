@@ -1,13 +1,13 @@
 // `llm0 export gguf --model DIR --output FILE.gguf [--dtype f32|f16|bf16]`: a checkpoint as a GGUF v3
 // file for llama.cpp (architectures llama, qwen3, qwen3moe, qwen3next and deepseek2; see
-// src/io/gguf_export.h). The file appears only when complete; models llama.cpp cannot represent
+// src/io/gguf/export.h). The file appears only when complete; models llama.cpp cannot represent
 // are refused with the feature named.
 #include <cstdio>
 #include <string>
 
 #include "common.h"
 #include "core/check.h"
-#include "io/gguf_export.h"
+#include "io/gguf/export.h"
 
 namespace llm0::cli {
 

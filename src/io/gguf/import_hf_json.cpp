@@ -1,5 +1,5 @@
-// gguf_hf_tokenizer_json (see gguf_import_hf_json.h).
-#include "io/gguf_import_hf_json.h"
+// gguf_hf_tokenizer_json (see import_hf_json.h).
+#include "io/gguf/import_hf_json.h"
 
 #include <map>
 

@@ -1,6 +1,6 @@
-// llm0 checkpoint -> GGUF for llama.cpp (see gguf_export.h). Metadata keys follow gguf-py's
-// constants.py (LLM_KV_*); the tokenizer keys: io/gguf_export_tokenizer.h.
-#include "io/gguf_export.h"
+// llm0 checkpoint -> GGUF for llama.cpp (see export.h). Metadata keys follow gguf-py's
+// constants.py (LLM_KV_*); the tokenizer keys: io/gguf/export_tokenizer.h.
+#include "io/gguf/export.h"
 
 #include <cmath>
 #include <filesystem>
@@ -8,9 +8,9 @@
 
 #include "core/check.h"
 #include "io/checkpoint.h"
-#include "io/gguf_export_moe.h"
-#include "io/gguf_export_qwen3next.h"
-#include "io/gguf_export_tokenizer.h"
+#include "io/gguf/export_moe.h"
+#include "io/gguf/export_qwen3next.h"
+#include "io/gguf/export_tokenizer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm0 {

@@ -1,5 +1,5 @@
-// GGUF export of mixture-of-experts layers. See gguf_export_moe.h.
-#include "io/gguf_export_moe.h"
+// GGUF export of mixture-of-experts layers. See export_moe.h.
+#include "io/gguf/export_moe.h"
 
 #include "core/check.h"
 

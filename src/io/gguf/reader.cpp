@@ -1,5 +1,5 @@
-// GGUF v3 reader: a bounds-checked cursor over the file's bytes (see gguf_reader.h).
-#include "io/gguf_reader.h"
+// GGUF v3 reader: a bounds-checked cursor over the file's bytes (see reader.h).
+#include "io/gguf/reader.h"
 
 #include <bit>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <iterator>
 
 #include "core/check.h"
-#include "io/gguf_dequant.h"
+#include "io/gguf/dequant.h"
 
 namespace llm0 {
 

@@ -1,7 +1,7 @@
 // Dequantization of ggml tensor data to float32: F32 (copied), F16 and BF16 (widened exactly),
 // and the block-quantized Q8_0, Q4_0, Q4_K and Q6_K. The block layouts are ggml-common.h's
 // block_q8_0, block_q4_0, block_q4_K and block_q6_K (little-endian, packed, no padding); the
-// values are those of ggml-quants.c's dequantize_row_* (formulas in gguf_dequant.cpp).
+// values are those of ggml-quants.c's dequantize_row_* (formulas in dequant.cpp).
 // Exactness: every product below (fp16 scale x 6- or 8-bit scale x quant) needs at most 23
 // significant bits, so it is exact in float32; the only rounding is Q4_K's one subtraction
 // d*sc*q - dmin*m. So the result does not depend on the order of the multiplications or on
@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdint>
 
-#include "io/ggml_type.h"
+#include "io/gguf/ggml_type.h"
 
 namespace llm0 {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/gguf_metadata.h"
+#include "io/gguf/metadata.h"
 
 namespace llm0 {
 

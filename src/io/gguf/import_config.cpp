@@ -1,5 +1,5 @@
-// gguf_model_config (see gguf_import_config.h).
-#include "io/gguf_import_config.h"
+// gguf_model_config (see import_config.h).
+#include "io/gguf/import_config.h"
 
 #include "core/check.h"
 

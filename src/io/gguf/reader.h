@@ -1,6 +1,6 @@
-// GGUF v3 reader (format: ggml's docs/gguf.md; the layout is described in io/gguf_writer.h).
+// GGUF v3 reader (format: ggml's docs/gguf.md; the layout is described in io/gguf/writer.h).
 // Reads the whole file into memory: metadata of every type (nested arrays included), tensor
-// infos and data (F32, F16, BF16 and the quantized Q8_0, Q4_0, Q4_K, Q6_K; io/ggml_type.h). Little-endian files only; the data alignment comes from `general.alignment`
+// infos and data (F32, F16, BF16 and the quantized Q8_0, Q4_0, Q4_K, Q6_K; io/gguf/ggml_type.h). Little-endian files only; the data alignment comes from `general.alignment`
 // (must be UINT32) or defaults to 32. Used by tests and tools to check exported files.
 #pragma once
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/gguf_writer.h"
+#include "io/gguf/writer.h"
 
 namespace llm0 {
 
@@ -24,7 +24,7 @@ struct GgufTensorInfo {
   /// PyTorch-order shape (dims reversed).
   std::vector<int64_t> shape() const;
   /// The numel() elements as float32, row-major in PyTorch order: F16 and BF16 widened exactly,
-  /// Q8_0, Q4_0, Q4_K and Q6_K dequantized (io/gguf_dequant.h, bitwise ggml's dequantize_row_*).
+  /// Q8_0, Q4_0, Q4_K and Q6_K dequantized (io/gguf/dequant.h, bitwise ggml's dequantize_row_*).
   /// Throws llm0::Error naming the tensor when `bytes` does not hold numel elements of `type`.
   std::vector<float> to_float() const;
 };

@@ -15,12 +15,12 @@
 // Rows of the embedding past the tokenizer are "[PAD{id}]" tokens of type unused.
 // Both forms also carry tokenizer.huggingface.json (docs/gguf.md: the whole HF tokenizer.json as a
 // string; llama.cpp ignores it): the file as it is, so that llm0's import gives back exactly the
-// same tokenizer (its own pre-tokenizer included) and the same ids (io/gguf_import_tokenizer.h).
+// same tokenizer (its own pre-tokenizer included) and the same ids (io/gguf/import_tokenizer.h).
 #pragma once
 #include <string>
 
 #include "config/config.h"
-#include "io/gguf_writer.h"
+#include "io/gguf/writer.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm0 {

@@ -1,5 +1,5 @@
 // GGUF metadata -> Hugging Face config (ModelConfig, written as config.json): the inverse of
-// io/gguf_export.cpp's add_model_metadata for llama.cpp's llama, qwen2, qwen3, qwen3moe, deepseek2
+// io/gguf/export.cpp's add_model_metadata for llama.cpp's llama, qwen2, qwen3, qwen3moe, deepseek2
 // and qwen3next architectures (keys: gguf-py constants.py LLM_KV_*; the defaults llama.cpp's
 // llama-model.cpp load_hparams gives optional keys). model_type: llama, qwen2, qwen3, qwen3_moe,
 // deepseek_v2 (softmax routing or dense) / deepseek_v3 (sigmoid routing), qwen3_next.
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "io/gguf_metadata.h"
+#include "io/gguf/metadata.h"
 
 namespace llm0 {
 

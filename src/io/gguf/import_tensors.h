@@ -1,6 +1,6 @@
-// GGUF tensors -> Hugging Face parameters: the inverse of io/gguf_export.cpp (names, llama's Q/K
-// RoPE row permutation), gguf_export_moe.cpp (stacked experts, router, shared experts) and
-// gguf_export_qwen3next.cpp (attn_qkv + attn_gate -> in_proj_qkvz, ssm_conv1d [Cc, K] ->
+// GGUF tensors -> Hugging Face parameters: the inverse of io/gguf/export.cpp (names, llama's Q/K
+// RoPE row permutation), export_moe.cpp (stacked experts, router, shared experts) and
+// export_qwen3next.cpp (attn_qkv + attn_gate -> in_proj_qkvz, ssm_conv1d [Cc, K] ->
 // conv1d [Cc, 1, K], ssm_a = -exp(A_log), the (1 + w) norms), and of deepseek2's kv_b split
 // (attn_k_b [H, r, dn] + attn_v_b [H, dv, r] -> kv_b_proj [H·(dn+dv), r]; a file that also holds
 // attn_kv_b, as llama.cpp's convert_hf_to_gguf.py writes, gives it directly). Shapes are PyTorch
@@ -11,7 +11,7 @@
 
 #include "config/config.h"
 #include "core/tensor.h"
-#include "io/gguf_metadata.h"
+#include "io/gguf/metadata.h"
 #include "io/safetensors.h"
 
 namespace llm0 {

@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "io/gguf_writer.h"
+#include "io/gguf/writer.h"
 #include "model/model.h"
 
 namespace llm0 {

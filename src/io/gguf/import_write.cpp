@@ -1,11 +1,11 @@
-// import_gguf (see gguf_import.h): the checkpoint directory written from gguf_to_hf's result.
+// import_gguf (see import.h): the checkpoint directory written from gguf_to_hf's result.
 #include <filesystem>
 
 #include "core/atomic_file.h"
 #include "core/check.h"
 #include "io/checkpoint.h"
 #include "io/checkpoint_tokenizer.h"
-#include "io/gguf_import.h"
+#include "io/gguf/import.h"
 #include "io/safetensors.h"
 #include "tokenizer/tokenizer.h"
 

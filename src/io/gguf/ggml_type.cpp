@@ -1,5 +1,5 @@
 // ggml type codes, names and block geometry (see ggml_type.h; ggml.h and ggml.c type_traits).
-#include "io/ggml_type.h"
+#include "io/gguf/ggml_type.h"
 
 #include <array>
 

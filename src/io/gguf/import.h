@@ -1,8 +1,8 @@
 // GGUF import (`llm0 convert --from gguf FILE.gguf --output DIR`): a GGUF file of one of the
 // architectures llm0 exports (llama, qwen2, qwen3, qwen3moe, deepseek2, qwen3next) as a Hugging
-// Face checkpoint directory — config.json (io/gguf_import_config.h), model.safetensors
-// (io/gguf_import_tensors.h), tokenizer.json (io/gguf_import_tokenizer.h) and
-// generation_config.json. The inverse of io/gguf_export.h: export then import gives the same
+// Face checkpoint directory — config.json (io/gguf/import_config.h), model.safetensors
+// (io/gguf/import_tensors.h), tokenizer.json (io/gguf/import_tokenizer.h) and
+// generation_config.json. The inverse of io/gguf/export.h: export then import gives the same
 // config fields, bitwise the same tensors and the same tokenizer.
 #pragma once
 #include <cstddef>
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
-#include "io/gguf_import_tensors.h"
-#include "io/gguf_reader.h"
+#include "io/gguf/import_tensors.h"
+#include "io/gguf/reader.h"
 
 namespace llm0 {
 

@@ -1,5 +1,5 @@
 // The tokenizer of a GGUF file as a Hugging Face tokenizer.json: tokenizer.huggingface.json when
-// the file has it and it agrees with tokenizer.ggml.tokens (io/gguf_import_hf_json.h; llm0's
+// the file has it and it agrees with tokenizer.ggml.tokens (io/gguf/import_hf_json.h; llm0's
 // exporter writes it, llama.cpp's converters do not), else built from tokenizer.ggml.* (gguf-py
 // constants.py Keys.Tokenizer):
 //   gpt2 (byte-level BPE): tokens are byte-level strings and merges "a b" as in tokenizer.json;
@@ -15,7 +15,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
-#include "io/gguf_metadata.h"
+#include "io/gguf/metadata.h"
 
 namespace llm0 {
 

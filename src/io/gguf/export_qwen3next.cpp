@@ -1,11 +1,11 @@
-// GGUF export for llama.cpp's qwen3next. See gguf_export_qwen3next.h.
-#include "io/gguf_export_qwen3next.h"
+// GGUF export for llama.cpp's qwen3next. See export_qwen3next.h.
+#include "io/gguf/export_qwen3next.h"
 
 #include <cmath>
 
 #include "core/check.h"
-#include "io/gguf_export.h"
-#include "io/gguf_export_moe.h"
+#include "io/gguf/export_moe.h"
+#include "io/gguf/tensor_names.h"
 
 namespace llm0 {
 

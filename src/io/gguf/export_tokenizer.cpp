@@ -1,5 +1,5 @@
-// add_gguf_tokenizer (see gguf_export_tokenizer.h).
-#include "io/gguf_export_tokenizer.h"
+// add_gguf_tokenizer (see export_tokenizer.h).
+#include "io/gguf/export_tokenizer.h"
 
 #include <map>
 

@@ -1,9 +1,9 @@
-// gguf_to_hf (see gguf_import.h): config, tensors and tokenizer from one parsed file, no I/O (the
+// gguf_to_hf (see import.h): config, tensors and tokenizer from one parsed file, no I/O (the
 // fuzz harness tests/fuzz/fuzz_gguf.cpp drives it on arbitrary files).
-#include "io/gguf_import.h"
+#include "io/gguf/import.h"
 
-#include "io/gguf_import_config.h"
-#include "io/gguf_import_tokenizer.h"
+#include "io/gguf/import_config.h"
+#include "io/gguf/import_tokenizer.h"
 
 namespace llm0 {
 

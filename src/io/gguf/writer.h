@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/ggml_type.h"
+#include "io/gguf/ggml_type.h"
 
 namespace llm0 {
 

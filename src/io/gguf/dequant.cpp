@@ -1,4 +1,4 @@
-// ggml block dequantization (see gguf_dequant.h). One block at a time, one element at a time:
+// ggml block dequantization (see dequant.h). One block at a time, one element at a time:
 // element e of a block is found from e by bit arithmetic, which states the packing directly.
 //   Q8_0 [34 B / 32]:  fp16 d | int8 q[32]                        x_e = d * q_e
 //   Q4_0 [18 B / 32]:  fp16 d | uint8 qs[16]                      x_e = d * (nibble_e - 8),
@@ -8,7 +8,7 @@
 //                      j = e/32, q_e = nibble (low if j even) of qs[32c + e%32]
 //   Q6_K [210 B / 256]: ql[128] | qh[64] | int8 scales[16] | fp16 d  x_e = d * sc_{e/16} * q_e,
 //                      q_e = (4 low bits | 2 high bits << 4) - 32 (layout in dequant_q6_k)
-#include "io/gguf_dequant.h"
+#include "io/gguf/dequant.h"
 
 #include <cstring>
 

@@ -1,8 +1,8 @@
-// gguf_tokenizer_json (see gguf_import_tokenizer.h).
-#include "io/gguf_import_tokenizer.h"
+// gguf_tokenizer_json (see import_tokenizer.h).
+#include "io/gguf/import_tokenizer.h"
 
 #include "core/check.h"
-#include "io/gguf_import_hf_json.h"
+#include "io/gguf/import_hf_json.h"
 #include "io/sentencepiece_json.h"
 #include "tokenizer/byte_unicode.h"
 

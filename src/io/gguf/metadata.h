@@ -1,4 +1,4 @@
-// Typed reads of GGUF metadata (io/gguf_reader.h) for importers: a key of the wrong type, out of
+// Typed reads of GGUF metadata (io/gguf/reader.h) for importers: a key of the wrong type, out of
 // range, or missing where required is refused naming the file and the key; so is a string that
 // is not valid UTF-8 (GGUF strings are UTF-8, docs/gguf.md; what importers read ends in JSON).
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "io/gguf_reader.h"
+#include "io/gguf/reader.h"
 
 namespace llm0 {
 

@@ -1,5 +1,5 @@
-// gguf_tensor_name and the RoPE row permutation (see gguf_tensor_names.h).
-#include "io/gguf_tensor_names.h"
+// gguf_tensor_name and the RoPE row permutation (see tensor_names.h).
+#include "io/gguf/tensor_names.h"
 
 #include <algorithm>
 #include <cstddef>

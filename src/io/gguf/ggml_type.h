@@ -1,7 +1,7 @@
 // ggml tensor element types: the codes of ggml.h's `enum ggml_type`, their names, and their block
 // geometry from ggml.c's `type_traits` (blck_size = elements per block, type_size = bytes per
 // block; F32/F16/BF16 are blocks of one element). llm0 reads F32, F16, BF16 and the quantized
-// Q8_0, Q4_0, Q4_K and Q6_K (dequantized by io/gguf_dequant.h); it writes F32, F16 and BF16.
+// Q8_0, Q4_0, Q4_K and Q6_K (dequantized by io/gguf/dequant.h); it writes F32, F16 and BF16.
 // Every other code ggml defines (Q4_1, Q5_0, Q2_K, IQ*, TQ*, MXFP4, ...) is known by name only,
 // so that a file holding one is refused naming the type.
 #pragma once

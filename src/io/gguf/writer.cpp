@@ -1,6 +1,6 @@
 // GGUF v3 writer: metadata and tensor infos are serialised into one header buffer, then the
-// tensor data follows, each tensor padded to the alignment (see gguf_writer.h for the layout).
-#include "io/gguf_writer.h"
+// tensor data follows, each tensor padded to the alignment (see writer.h for the layout).
+#include "io/gguf/writer.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,20 +1,20 @@
 // Export of an llm0 checkpoint to GGUF for llama.cpp (its `llama`, `qwen3`, `qwen3moe`,
-// `qwen3next` and `deepseek2` architectures; the last three in gguf_export_moe.h,
-// gguf_export_qwen3next.h), following llama.cpp's convert_hf_to_gguf.py (LlamaModel, Qwen3Model)
+// `qwen3next` and `deepseek2` architectures; the last three in export_moe.h,
+// export_qwen3next.h), following llama.cpp's convert_hf_to_gguf.py (LlamaModel, Qwen3Model)
 // and the key names of gguf-py/gguf/constants.py. Tensors are renamed
 // (model.layers.N.self_attn.q_proj.weight -> blk.N.attn_q.weight, ...) and keep their PyTorch
 // layout; GGUF lists dims reversed. For `llama`,
 // whose RoPE rotates adjacent pairs (x[2i], x[2i+1]), the rows of q_proj and k_proj are permuted
 // per head from llm0's rotate-half layout (x[i], x[i + D/2]); `qwen3` uses rotate-half (NEOX) and
-// takes them unchanged. The tokenizer: io/gguf_export_tokenizer.h.
+// takes them unchanged. The tokenizer: io/gguf/export_tokenizer.h.
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "config/config.h"
-#include "io/gguf_tensor_names.h"
-#include "io/gguf_writer.h"
+#include "io/gguf/tensor_names.h"
+#include "io/gguf/writer.h"
 
 namespace llm0 {
 
@@ -26,7 +26,7 @@ struct GgufExportSummary {
 };
 
 /// The llama.cpp architecture for `cfg`: "llama" for model_type llama, "qwen3" for qwen3,
-/// "qwen3moe" for qwen3_moe, "qwen3next" for qwen3_next (gguf_export_qwen3next.h), "deepseek2" for deepseek_v2 / deepseek_v3 (MLA, dense MLP layers, no biases, rms_norm_eps
+/// "qwen3moe" for qwen3_moe, "qwen3next" for qwen3_next (export_qwen3next.h), "deepseek2" for deepseek_v2 / deepseek_v3 (MLA, dense MLP layers, no biases, rms_norm_eps
 /// 1e-6 — llama.cpp normalises the latents with rms_norm_eps).
 /// Throws llm0::Error naming the feature llama.cpp cannot represent: another model_type, learned
 /// or no positions, LayerNorm, a GELU MLP, biases, partial rotary (llama.cpp's llama and qwen3

@@ -1,5 +1,5 @@
-// GgufMeta (see gguf_metadata.h).
-#include "io/gguf_metadata.h"
+// GgufMeta (see metadata.h).
+#include "io/gguf/metadata.h"
 
 #include <algorithm>
 #include <charconv>

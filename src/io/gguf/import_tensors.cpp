@@ -1,5 +1,5 @@
-// gguf_model_tensors (see gguf_import_tensors.h).
-#include "io/gguf_import_tensors.h"
+// gguf_model_tensors (see import_tensors.h).
+#include "io/gguf/import_tensors.h"
 
 #include <cmath>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include "core/check.h"
 #include "core/params.h"
-#include "io/gguf_tensor_names.h"
+#include "io/gguf/tensor_names.h"
 #include "model/param_table.h"
 
 namespace llm0 {
