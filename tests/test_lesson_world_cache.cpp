@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "lesson/lesson_attention.h"
+#include "lesson/lesson_attention_json.h"
 #include "lesson/lesson_json.h"
 #include "lesson/lesson_world_cache.h"
 

@@ -7,6 +7,7 @@
 
 #include "config/config_fields.h"
 #include "config/gated_deltanet_config.h"
+#include "config/moe_config.h"
 #include "core/check.h"
 #include "core/json_file.h"
 #include "core/json_parse.h"

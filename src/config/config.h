@@ -28,7 +28,7 @@ enum class NormKind { RMSNorm, LayerNorm };
 enum class MlpKind { SwiGLU, Gelu };
 
 /// Which feed-forward a layer has: the dense MLP (intermediate_size) or a mixture of experts
-/// (ModelConfig::moe; layers/moe.h). Resolved by config/config_fields.h resolve_moe_layers.
+/// (ModelConfig::moe; layers/moe.h). Resolved by config/moe_config.h resolve_moe_layers.
 enum class FfnKind { Mlp, Moe };
 
 /// One layer's choices. sliding_window is W for sliding layers (query i sees keys i-W < j <= i)

@@ -41,16 +41,6 @@ const nlohmann::json& text_config_of(const nlohmann::json& config);
 /// wrong length or an unknown name, or when an interval/pattern field is invalid.
 std::vector<std::string> resolve_layer_types(const ConfigFields& f, int64_t num_hidden_layers);
 
-/// Which layers have a mixture-of-experts feed-forward (true) instead of the dense MLP, of length
-/// num_hidden_layers. DeepSeek (model_type deepseek_*; HF DeepseekV2DecoderLayer): layer i is MoE
-/// iff n_routed_experts > 0, i >= first_k_dense_replace (HF default: 3 for deepseek_v3, 0 for
-/// deepseek_v2) and i % moe_layer_freq == 0 (DeepSeek's own modelling code; transformers has no
-/// moe_layer_freq); n_routed_experts must be stated when a layer >= first_k_dense_replace exists. Qwen
-/// (qwen2_moe, qwen3_moe, qwen3_next; HF Qwen3MoeDecoderLayer): iff num_experts > 0, i not in
-/// mlp_only_layers and (i + 1) % decoder_sparse_step == 0. Other model types: none. Throws
-/// llm0::Error naming a field that is present but invalid, or the missing n_routed_experts.
-std::vector<bool> resolve_moe_layers(const ConfigFields& f, int64_t num_hidden_layers);
-
 /// a × b, throwing llm0::Error ("`what` overflows 64 bits", naming `source`) on overflow.
 uint64_t mul_checked(uint64_t a, uint64_t b, std::string_view what, std::string_view source);
 

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "config/config_fields.h"
 #include "core/check.h"
 #include "core/json_parse.h"
 
@@ -198,6 +197,35 @@ void MoeConfig::to_json(nlohmann::json& j, const std::string& t) const {
     if (shared_expert_intermediate_size > 0)
       j["shared_expert_intermediate_size"] = shared_expert_intermediate_size;
   }
+}
+
+std::vector<bool> resolve_moe_layers(const ConfigFields& f, int64_t L) {
+  std::vector<bool> moe(static_cast<size_t>(L), false);
+  const std::string t = f.text_or_empty("model_type");
+  if (t == "deepseek_v2" || t == "deepseek_v3") {
+    const DeepseekMoeDefaults& d = deepseek_moe_defaults(t == "deepseek_v3");
+    const int64_t first = f.non_negative_or("first_k_dense_replace", d.first_k_dense_replace);
+    const int64_t freq = f.positive_or("moe_layer_freq", 1);
+    LLM0_CHECK(first >= L || f.has("n_routed_experts"), "{}: {} config without \"n_routed_experts\" "
+               "(Hugging Face's default is {} experts on every layer from first_k_dense_replace={} "
+               "on): state it (0 for dense MLP layers)", f.source, t, d.hf_n_routed_experts, first);
+    if (f.non_negative_or("n_routed_experts", 0) > 0)
+      for (int64_t il = first; il < L; ++il) moe[static_cast<size_t>(il)] = il % freq == 0;
+    return moe;
+  }
+  if (t != "qwen2_moe" && t != "qwen3_moe" && t != "qwen3_next") return moe;
+  if (f.non_negative_or("num_experts", 0) == 0) return moe;
+  const int64_t step = f.positive_or("decoder_sparse_step", 1);
+  for (int64_t il = 0; il < L; ++il) moe[static_cast<size_t>(il)] = (il + 1) % step == 0;
+  if (f.has("mlp_only_layers")) {
+    const nlohmann::json& v = f.config.at("mlp_only_layers");
+    LLM0_CHECK(v.is_array(), "{}: field \"mlp_only_layers\" must be an array of layer indices",
+               f.source);
+    for (const nlohmann::json& i : v)
+      if (i.is_number_integer() && i.get<int64_t>() >= 0 && i.get<int64_t>() < L)
+        moe[static_cast<size_t>(i.get<int64_t>())] = false;
+  }
+  return moe;
 }
 
 }  // namespace llm0

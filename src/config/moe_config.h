@@ -3,13 +3,15 @@
 // shared_expert_intermediate_size, norm_topk_prob, decoder_sparse_step, mlp_only_layers,
 // router_aux_loss_coef) and DeepseekV2Config / DeepseekV3Config (n_routed_experts,
 // n_shared_experts, routed_scaling_factor, topk_method, n_group, topk_group, scoring_func,
-// first_k_dense_replace, moe_layer_freq). Which layers are MoE: config/config_fields.h
-// (resolve_moe_layers), shared with the ledger.
+// first_k_dense_replace, moe_layer_freq), and which layers are MoE (resolve_moe_layers).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "config/config_fields.h"
 
 namespace llm0 {
 
@@ -89,5 +91,15 @@ struct DeepseekMoeDefaults {
 };
 /// The defaults of deepseek_v3 (`v3`) or deepseek_v2.
 const DeepseekMoeDefaults& deepseek_moe_defaults(bool v3);
+
+/// Which layers have a mixture-of-experts feed-forward (true) instead of the dense MLP, of length
+/// num_hidden_layers. DeepSeek (model_type deepseek_*; HF DeepseekV2DecoderLayer): layer i is MoE
+/// iff n_routed_experts > 0, i >= first_k_dense_replace (HF default: 3 for deepseek_v3, 0 for
+/// deepseek_v2) and i % moe_layer_freq == 0 (DeepSeek's own modelling code; transformers has no
+/// moe_layer_freq); n_routed_experts must be stated when a layer >= first_k_dense_replace exists. Qwen
+/// (qwen2_moe, qwen3_moe, qwen3_next; HF Qwen3MoeDecoderLayer): iff num_experts > 0, i not in
+/// mlp_only_layers and (i + 1) % decoder_sparse_step == 0. Other model types: none. Throws
+/// llm0::Error naming a field that is present but invalid, or the missing n_routed_experts.
+std::vector<bool> resolve_moe_layers(const ConfigFields& f, int64_t num_hidden_layers);
 
 }  // namespace llm0

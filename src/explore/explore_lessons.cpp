@@ -4,6 +4,7 @@
 
 #include "explore/explore_handlers.h"
 #include "lesson/lesson_attention.h"
+#include "lesson/lesson_attention_json.h"
 #include "lesson/lesson_json.h"
 #include "lesson/lesson_shapes.h"
 #include "lesson/lesson_shared_kv.h"

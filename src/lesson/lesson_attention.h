@@ -65,9 +65,6 @@ struct AttentionLesson {
 /// world (which load_world already rejects).
 AttentionLesson run_attention_lesson(const TeachingWorld& world);
 
-/// The lesson as JSON (field names as in the structs; matrices as lists of rows).
-nlohmann::json to_json(const AttentionLesson& lesson);
-
 /// cos(a, b) = a·b / (|a| |b|); 0 when either vector is zero.
 double cosine(const std::vector<double>& a, const std::vector<double>& b);
 

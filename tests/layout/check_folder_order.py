@@ -51,13 +51,8 @@ KNOWN_EXCEPTIONS = {}
 # Units that still include each other (issue 47 untangled io/'s): "A <-> B" (sorted): what each
 # takes from the other. Remove an entry when its pair is untangled; add none.
 KNOWN_MUTUAL = {
-    # config_fields.cpp's resolve_moe_layers reads deepseek_moe_defaults; moe_config.cpp reads
-    # its fields through ConfigFields.
-    "config/config_fields <-> config/moe_config": "deepseek_moe_defaults / ConfigFields",
     # the handlers take ExploreApi& and ApiRequest; explore_api.cpp dispatches to the handlers.
     "explore/explore_api <-> explore/explore_handlers": "ExploreApi / the handlers",
-    # lesson_figures reads an AttentionLesson; lesson_attention.cpp puts course_figures in its JSON.
-    "lesson/lesson_attention <-> lesson/lesson_figures": "AttentionLesson / course_figures",
     # the kernel header sizes its tiles by kBf16PanelCols; bf16_gemm.cpp calls the kernels.
     "ops/bf16_gemm <-> ops/bf16_gemm_kernel": "kBf16PanelCols / the MR x NR kernels",
     # socket_stream.cpp reads ConnectionLimits and Wake; connection_server.cpp uses SocketStream.

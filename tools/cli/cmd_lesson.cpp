@@ -15,6 +15,7 @@
 #include "core/check.h"
 #include "core/shipped_file.h"
 #include "io/checkpoint.h"
+#include "lesson/lesson_attention_json.h"
 #include "lesson/lesson_json.h"
 #include "lesson/lesson_svg.h"
 #include "lesson/lesson_text.h"
