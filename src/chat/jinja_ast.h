@@ -16,7 +16,7 @@ using ExprPtr = std::shared_ptr<const Expr>;
 /// One expression. The meaning of `name` and `kids` depends on the kind:
 ///   literal  value
 ///   name     name (a variable)
-///   list     kids = items (a tuple is a list)
+///   list     kids = items (name "tuple" for a tuple: a list printed "(a, b)")
 ///   dict     kids = key0, value0, key1, value1, ...
 ///   attr     kids[0] . name
 ///   item     kids[0] [ kids[1] ]

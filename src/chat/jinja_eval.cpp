@@ -52,7 +52,9 @@ Value Renderer::eval_inner(const Expr& e) {
     case Expr::Kind::list: {
       List items;
       for (const ExprPtr& k : e.kids) items.push_back(eval(*k));
-      return Value::make_list(std::move(items));
+      Value v = Value::make_list(std::move(items));
+      v.is_tuple = e.name == "tuple";
+      return v;
     }
     case Expr::Kind::dict: {
       Value d = Value::make_dict();

@@ -155,7 +155,10 @@ Value str_method(const std::string& s, const std::string& name, const CallArgs& 
 Value dict_method(const Value& d, const std::string& name, const CallArgs& a) {
   if (name == "items") {
     List out;
-    for (const auto& [k, v] : *d.dict) out.push_back(Value::make_list({Value::string(k), v}));
+    for (const auto& [k, v] : *d.dict) {
+      out.push_back(Value::make_list({Value::string(k), v}));
+      out.back().is_tuple = true;
+    }
     return Value::make_list(out);
   }
   if (name == "keys") return Value::make_list(iterate(d));

@@ -79,7 +79,7 @@ class Parser {
       const Token& tok = cur();
       if (tok.type == T::eof) {
         if (ends.size() == 0) return body;
-        fail(format("the '{}' of line {} is never closed with '{}'", opener, opened_line, *ends.begin()), tok.line);
+        fail(format("the '{}' of line {} is never closed with '{}'", opener, opened_line, *(ends.end() - 1)), tok.line);
       }
       if (tok.type == T::text) {
         auto n = std::make_shared<Node>();
@@ -191,6 +191,8 @@ class Parser {
       n->kind = Node::Kind::generation;
       expect_block_end();
       n->body = statements({"endgeneration"}, end, line, "generation");
+    } else if (name.rfind("end", 0) == 0 || name == "elif" || name == "else") {
+      fail(format("unexpected '{}': no open block it could end", name), line);
     } else if (jinja_statement(name)) {
       fail(format("the statement '{}' is not supported", name), line);
     } else {
@@ -230,7 +232,7 @@ class Parser {
       next();
       items.push_back(expression());
     }
-    return make(Expr::Kind::list, line, std::move(items));
+    return make(Expr::Kind::list, line, std::move(items), "tuple");
   }
 
   ExprPtr expression(bool with_condexpr = true) {
@@ -368,7 +370,7 @@ class Parser {
       next();
       if (is_op(")")) {
         next();
-        return make(Expr::Kind::list, line);
+        return make(Expr::Kind::list, line, {}, "tuple");
       }
       ExprPtr e = expression();
       if (is_op(",")) {
@@ -378,7 +380,7 @@ class Parser {
           if (is_op(")")) break;
           items.push_back(expression());
         }
-        e = make(Expr::Kind::list, line, std::move(items));
+        e = make(Expr::Kind::list, line, std::move(items), "tuple");
       }
       expect_op(")");
       return e;

@@ -147,8 +147,9 @@ std::string py_str(const Value& v) {
     case Value::Kind::floating: return float_repr(v.f);
     case Value::Kind::string: return v.text;
     case Value::Kind::list: {
-      std::string out = "[";
+      std::string out = v.is_tuple ? "(" : "[";
       for (size_t k = 0; k < v.list->size(); ++k) out += (k ? ", " : "") + py_repr((*v.list)[k]);
+      if (v.is_tuple) return out + (v.list->size() == 1 ? ",)" : ")");
       return out + "]";
     }
     case Value::Kind::dict: {

@@ -39,6 +39,8 @@ struct Value {
   std::shared_ptr<List> list;
   std::shared_ptr<Dict> dict;
   bool is_namespace = false;         // a dict made by namespace(): `set ns.x = ...` may change it
+  bool is_tuple = false;             // a list Python holds as a tuple (printed "(a, b)"): a tuple
+                                     // literal, an item of dict.items()
   std::shared_ptr<Callable> fn;
 
   static Value undefined(std::string name = {});
