@@ -112,24 +112,28 @@ TEST(ChatJinja, WhitespaceControlAsTransformersSetsIt) {
 }
 
 TEST(ChatJinja, RefusesWhatItLacksByNameAndLine) {
-  EXPECT_EQ(error_of("a\n{{ x | wordcount }}"), "chat template: the filter 'wordcount' is not supported (line 2)");
-  EXPECT_EQ(error_of("{{ 3 is prime }}"), "chat template: the test 'prime' is not supported (line 1)");
-  EXPECT_EQ(error_of("\n\n{% include 'x' %}"), "chat template: the statement 'include' is not supported (line 3)");
-  EXPECT_EQ(error_of("{{ 'a'.format(1) }}"), "chat template: the method 'str.format' is not supported (line 1)");
-  EXPECT_EQ(error_of("{{ cycler(1) }}"), "chat template: the function 'cycler' is not supported (line 1)");
-  EXPECT_EQ(error_of("{% set x = [] %}{{ x.append(1) }}"),
-            "chat template: the method 'list.append' is not supported (a chat template may not change a value) "
-            "(line 1)");
-  EXPECT_EQ(error_of("{% for x in y %}\nno end"),
-            "chat template: the 'for' of line 1 is never closed with 'endfor' (line 2)");
-  EXPECT_EQ(error_of("{% endif %}"), "chat template: unexpected 'endif': no open block it could end (line 1)");
+  const std::pair<const char*, const char*> cases[] = {
+      {"a\n{{ x | wordcount }}", "the filter 'wordcount' is not supported (line 2)"},
+      {"{{ 3 is prime }}", "the test 'prime' is not supported (line 1)"},
+      {"\n\n{% include 'x' %}", "the statement 'include' is not supported (line 3)"},
+      {"{{ 'a'.format(1) }}", "the method 'str.format' is not supported (line 1)"},
+      {"{{ cycler(1) }}", "the function 'cycler' is not supported (line 1)"},
+      {"{% set x = [] %}{{ x.append(1) }}",
+       "the method 'list.append' is not supported (a chat template may not change a value) (line 1)"},
+      {"{% for x in y %}\nno end", "the 'for' of line 1 is never closed with 'endfor' (line 2)"},
+      {"{% endif %}", "unexpected 'endif': no open block it could end (line 1)"},
+  };
+  for (const auto& [source, message] : cases) EXPECT_EQ(error_of(source), std::string("chat template: ") + message);
 }
 
 TEST(ChatJinja, FailsWhereJinja2Fails) {
-  EXPECT_EQ(error_of("{{ x.y }}"), "chat template: 'x' is undefined (line 1)");
-  EXPECT_EQ(error_of("{{ 'a' + 1 }}"), "chat template: unsupported operand type(s) for +: 'str' and 'int' (line 1)");
-  EXPECT_EQ(error_of("\n{{ raise_exception('Roles must alternate') }}"),
-            "chat template: the template refused the conversation: Roles must alternate (line 2)");
+  const std::pair<const char*, const char*> cases[] = {
+      {"{{ x.y }}", "'x' is undefined (line 1)"},
+      {"{{ 'a' + 1 }}", "unsupported operand type(s) for +: 'str' and 'int' (line 1)"},
+      {"\n{{ raise_exception('Roles must alternate') }}",
+       "the template refused the conversation: Roles must alternate (line 2)"},
+  };
+  for (const auto& [source, message] : cases) EXPECT_EQ(error_of(source), std::string("chat template: ") + message);
   EXPECT_EQ(error_of("{% for m in messages %}{% endfor %}", {{"messages", Value::none()}}),
             "chat template: 'NoneType' object is not iterable (line 1)");
   // An undefined value is fine where Jinja2's Undefined is: printed, tested, iterated, defaulted.

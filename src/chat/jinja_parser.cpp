@@ -251,24 +251,8 @@ class Parser {
     }
     return e;
   }
-  ExprPtr or_expr() {
-    ExprPtr e = and_expr();
-    while (is_name("or")) {
-      const int line = cur().line;
-      next();
-      e = make(Expr::Kind::binary, line, {e, and_expr()}, "or");
-    }
-    return e;
-  }
-  ExprPtr and_expr() {
-    ExprPtr e = not_expr();
-    while (is_name("and")) {
-      const int line = cur().line;
-      next();
-      e = make(Expr::Kind::binary, line, {e, not_expr()}, "and");
-    }
-    return e;
-  }
+  ExprPtr or_expr() { return binary_chain(&Parser::and_expr, {"or"}); }
+  ExprPtr and_expr() { return binary_chain(&Parser::not_expr, {"and"}); }
   ExprPtr not_expr() {
     if (is_name("not")) {
       const int line = cur().line;
@@ -304,7 +288,7 @@ class Parser {
     while (true) {
       const char* hit = nullptr;
       for (const char* op : ops)
-        if (is_op(op)) hit = op;
+        if (is_op(op) || is_name(op)) hit = op;  // + - ... are operators, and / or names
       if (!hit) return e;
       const int line = cur().line;
       next();

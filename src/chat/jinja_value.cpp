@@ -5,55 +5,52 @@
 
 namespace llm0::chat {
 
+namespace {
+Value of_kind(Value::Kind k) {
+  Value v;
+  v.kind = k;
+  return v;
+}
+}  // namespace
+
 Value Value::undefined(std::string name) {
   Value v;
   v.text = std::move(name);
   return v;
 }
-Value Value::none() {
-  Value v;
-  v.kind = Kind::none;
-  return v;
-}
+Value Value::none() { return of_kind(Kind::none); }
 Value Value::boolean(bool x) {
-  Value v;
-  v.kind = Kind::boolean;
+  Value v = of_kind(Kind::boolean);
   v.b = x;
   return v;
 }
 Value Value::integer(int64_t x) {
-  Value v;
-  v.kind = Kind::integer;
+  Value v = of_kind(Kind::integer);
   v.i = x;
   return v;
 }
 Value Value::floating(double x) {
-  Value v;
-  v.kind = Kind::floating;
+  Value v = of_kind(Kind::floating);
   v.f = x;
   return v;
 }
 Value Value::string(std::string x) {
-  Value v;
-  v.kind = Kind::string;
+  Value v = of_kind(Kind::string);
   v.text = std::move(x);
   return v;
 }
 Value Value::make_list(List x) {
-  Value v;
-  v.kind = Kind::list;
+  Value v = of_kind(Kind::list);
   v.list = std::make_shared<List>(std::move(x));
   return v;
 }
 Value Value::make_dict(Dict x) {
-  Value v;
-  v.kind = Kind::dict;
+  Value v = of_kind(Kind::dict);
   v.dict = std::make_shared<Dict>(std::move(x));
   return v;
 }
 Value Value::callable(Callable f) {
-  Value v;
-  v.kind = Kind::callable;
+  Value v = of_kind(Kind::callable);
   v.fn = std::make_shared<Callable>(std::move(f));
   return v;
 }
