@@ -3,7 +3,7 @@
 # Usage: scripts/setup.sh   (root, or sudo available)
 set -euo pipefail
 PKGS=(g++ cmake make pkg-config libopenblas-openmp-dev nlohmann-json3-dev libcli11-dev
-      libgtest-dev googletest libpcre2-dev libutf8proc-dev libbenchmark-dev fortunes-zh python3 python3-torch python3-numpy
+      libgtest-dev googletest libpcre2-dev libutf8proc-dev libbenchmark-dev fortunes-zh python3 python3-torch python3-numpy python3-jinja2
       openmpi-bin libopenmpi-dev clang-14 libfuzzer-14-dev libomp-14-dev
       libcpp-httplib-dev ccache chromium fonts-noto-cjk libdnnl-dev libopencc-dev)
 missing=()

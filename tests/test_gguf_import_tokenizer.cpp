@@ -2,12 +2,16 @@
 // a tokenizer trained by llm0 (its own pre-tokenizer: digit groups of at most 3, CJK and emoji runs
 // apart) comes back from tokenizer.huggingface.json with the same ids on text where GPT-2's rules
 // split otherwise; a GGUF without that key (as llama.cpp's converters write it) still imports from
-// the tokenizer.ggml.* arrays, with the "gpt-2" pre-tokenizer they name. Refusals of a key that
+// the tokenizer.ggml.* arrays, with the "gpt-2" pre-tokenizer they name; the chat template travels as
+// tokenizer.chat_template. Refusals of a key that
 // disagrees with the arrays: test_gguf_import_errors.cpp.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
+#include "chat/chat_template.h"
 #include "cli_runner.h"
 #include "gguf_fixtures.h"
 #include "io/gguf/export.h"
@@ -78,6 +82,34 @@ TEST(GgufImportTokenizer, TrainedTokenizerKeepsItsIdsThroughGguf) {
   int differ = 0;
   for (const std::string& line : kLines) differ += gpt2.encode(line) != want.encode(line);
   EXPECT_GT(differ, 0) << "the lines do not tell llm0's pre-tokenizer from GPT-2's";
+}
+
+// The model's own chat template travels as llama.cpp's tokenizer.chat_template: export writes the
+// key from tokenizer_config.json, import writes tokenizer_config.json back with the template and
+// the texts of the eos / bos ids; a checkpoint without a template gets neither.
+TEST(GgufImportTokenizer, ChatTemplateTravelsThroughGguf) {
+  const Exported e = trained_export();
+  EXPECT_EQ(read_gguf(e.gguf).find("tokenizer.chat_template"), nullptr);
+  const std::string plain = test::fresh_temp_path("gguf_tok", "plain_import");
+  import_gguf(e.gguf, plain);
+  EXPECT_FALSE(std::filesystem::exists(plain + "/tokenizer_config.json"));
+  const std::string tmpl = "{% for m in messages %}<|endoftext|>{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                           "{% if add_generation_prompt %}{{ eos_token }}assistant:{% endif %}";
+  { std::ofstream(e.dir + "/tokenizer_config.json") << json({{"chat_template", tmpl}}).dump(); }
+  const std::string gguf = test::fresh_temp_path("gguf_tok", "chat.gguf");
+  export_gguf(e.dir, gguf);
+  const GgufFile file = read_gguf(gguf);
+  ASSERT_NE(file.find("tokenizer.chat_template"), nullptr);
+  EXPECT_EQ(file.at("tokenizer.chat_template").s, tmpl);
+  const std::string out = test::fresh_temp_path("gguf_tok", "chat_import");
+  import_gguf(gguf, out);
+  const json config = json::parse(read_file(out + "/tokenizer_config.json"));
+  EXPECT_EQ(config["chat_template"], tmpl);
+  EXPECT_EQ(config["eos_token"], "<|endoftext|>");  // the exported eos id's token
+  const std::optional<chat::ChatTemplate> t = chat::load_chat_template(out);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->render(nlohmann::ordered_json::parse(R"([{"role": "user", "content": "hi"}])"), true),
+            "<|endoftext|>user: hi\n<|endoftext|>assistant:");
 }
 
 // Without tokenizer.huggingface.json the tokenizer comes from the arrays: the same tokens and

@@ -124,6 +124,21 @@ TEST_F(SequenceTest, IgnoreEosGeneratesItLikeAnyToken) {
   EXPECT_EQ(s.text(), "<|endoftext|><|endoftext|>a");
 }
 
+TEST_F(SequenceTest, StopTokenIdsEndTheTextAsEosDoes) {
+  // A chat template's end of turn (e.g. <|eot_id|>): here the byte "Z".
+  SequenceOptions o;
+  o.max_new_tokens = 10, o.context = 64, o.sampler.temperature = 0, o.stop_token_ids = {id("Z")};
+  Sequence s(tok, V, bytes_of("xy"), o);
+  EXPECT_EQ(feed(s, {id("a"), id("Z")}), (Texts{"a", ""}));
+  EXPECT_TRUE(s.finished());
+  EXPECT_EQ(s.stop_reason(), StopReason::eos);
+  EXPECT_EQ(s.tokens(), (std::vector<int>{id("x"), id("y"), id("a")}));  // "Z" is not appended
+  o.ignore_eos = true;  // generated like any other token, as <|endoftext|> is
+  Sequence t(tok, V, bytes_of("xy"), o);
+  EXPECT_EQ(feed(t, {id("Z"), id("a")}), (Texts{"Z", "a"}));
+  EXPECT_FALSE(t.finished());
+}
+
 TEST_F(SequenceTest, MaxNewTokensAndZero) {
   Sequence s = make(3, 64);
   EXPECT_EQ(feed(s, bytes_of("ab")), (Texts{"a", "b"}));

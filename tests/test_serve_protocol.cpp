@@ -287,6 +287,33 @@ TEST_F(ServePrepare, DefaultsTemplateAndEmptyPrompt) {
   EXPECT_EQ(s.max_tokens, 40 - (int)s.prompt.size());
 }
 
+TEST_F(ServePrepare, OwnChatTemplateRendersWithKwargsAndStopsAtItsEos) {
+  const chat::ChatTemplate t = chat::make_chat_template(
+      "{% for m in messages %}<|endoftext|>{{ m.role }}: {{ m.content }}\n{% endfor %}"
+      "{% if add_generation_prompt %}assistant{{ greeting|default('') }}:{% endif %}"
+      "{% if messages|length > 2 %}{{ raise_exception('at most two messages') }}{% endif %}",
+      "tokenizer_config.json", {{"eos_token", "<|endoftext|>"}});
+  ServedModel m = served();
+  m.chat_template = &t;
+  m.chat_stop_ids = chat_stop_token_ids(t, tok, cfg);
+  EXPECT_NE(std::find(m.chat_stop_ids.begin(), m.chat_stop_ids.end(), tok.eos_id()), m.chat_stop_ids.end());
+  ServeRequest s = prepare_request(parse_request(R"({"messages": [{"role": "system", "content": "be brief"},
+      {"role": "user", "content": "你好"}]})", Endpoint::chat_completions), m);
+  EXPECT_EQ(s.prompt, tok.encode("<|endoftext|>system: be brief\n<|endoftext|>user: 你好\nassistant:"));
+  EXPECT_TRUE(s.stop.empty());  // no plain-template stop string: the turn ends at the eos token
+  EXPECT_EQ(s.stop_token_ids, m.chat_stop_ids);
+  s = prepare_request(parse_request(R"({"messages": [{"role": "user", "content": "x"}],
+      "chat_template_kwargs": {"greeting": " hi"}})", Endpoint::chat_completions), m);
+  EXPECT_EQ(s.prompt, tok.encode("<|endoftext|>user: x\nassistant hi:"));
+  const ApiError e = refusal(R"({"messages": [{"role": "user", "content": "1"}, {"role": "user", "content": "2"},
+      {"role": "user", "content": "3"}]})", Endpoint::chat_completions, m);
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(e.param, "messages");
+  EXPECT_NE(std::string(e.what()).find("at most two messages"), std::string::npos) << e.what();
+  EXPECT_EQ(refusal(R"({"messages": [{"role": "user", "content": "x"}], "chat_template_kwargs": 3})",
+                    Endpoint::chat_completions, m).param, "chat_template_kwargs");
+}
+
 TEST(ServeLogprobs, MatchTheSoftmaxAndSortTopTokens) {
   const std::vector<float> l = {1.0f, 3.0f, -2.0f, 3.0f, 0.5f};
   double z = 0;

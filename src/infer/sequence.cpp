@@ -68,7 +68,9 @@ const SequenceStep& Sequence::step(const float* logits) {
     std::copy_n(logits, V_, work_.begin());
     const int token = sampler_.sample(work_.data(), V_, tokens_);
     ++sampled_;
-    if (token == eos_ && !opt_.ignore_eos)
+    const bool ends = token == eos_ || std::find(opt_.stop_token_ids.begin(), opt_.stop_token_ids.end(),
+                                                 token) != opt_.stop_token_ids.end();
+    if (ends && !opt_.ignore_eos)
       finish(StopReason::eos);
     else
       append(token, logits);

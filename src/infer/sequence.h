@@ -51,7 +51,10 @@ struct SequenceOptions {
   int context = 0;                 // tokens the sequence may hold, prompt included (>= prompt)
   SamplerConfig sampler;           // temperature, top-k, top-p, min-p, penalty, seed
   std::vector<std::string> stop;   // stop strings (each non-empty)
-  bool ignore_eos = false;         // <|endoftext|> is generated like any other token
+  bool ignore_eos = false;         // <|endoftext|> (and stop_token_ids) generated like any other
+  std::vector<int> stop_token_ids{};  // more ids that end the text as <|endoftext|> does (vLLM's
+                                   // stop_token_ids; not kept in the text): a chat template's
+                                   // end of turn
   int logprobs = -1;               // -1: none; n >= 0: each token's log-prob and the top n
 };
 

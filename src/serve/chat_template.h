@@ -1,8 +1,8 @@
-// The plain chat template: how `llm0 serve` turns chat messages into one prompt text. llm0
-// checkpoints carry no chat template (and llm0 has no Jinja engine for one a converted checkpoint
-// may carry), so every chat request is rendered with this documented text format, and the model
-// card of GET /v1/models says so. A model trained on plain text continues "Assistant:" as a
-// document would; the stop string "\n\nUser:" ends its turn.
+// The plain chat template: how `llm0 serve` turns chat messages into one prompt text for a model
+// that ships no chat template of its own (every llm0-trained checkpoint; a model that ships one
+// is rendered with it, src/chat/). The model card of GET /v1/models says which is used. A model
+// trained on plain text continues "Assistant:" as a document would; the stop string "\n\nUser:"
+// ends its turn.
 //
 //   System: {content}\n\n        (role system or developer)
 //   User: {content}\n\n          (role user)

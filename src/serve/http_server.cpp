@@ -33,7 +33,8 @@ struct HttpServer::Impl {
   Impl(Scheduler& s, const Model& m, const Tokenizer& t, Metrics& mt, const HttpServerOptions& o)
       : scheduler(s), model(m), tok(t), metrics(mt), opt(o),
         http(o.limits, {[&mt] { return mt.render(); }, [&mt] { mt.count(Outcome::rejected); }}) {
-    served = {opt.model_id, &model.config(), &tok, opt.page_size, opt.pages_total};
+    served = {opt.model_id, &model.config(), &tok, opt.page_size, opt.pages_total, opt.chat_template,
+              opt.chat_stop_ids};
   }
 
   static void send_error(httplib::Response& res, const ApiError& e) {
@@ -49,12 +50,23 @@ struct HttpServer::Impl {
 
   json model_card() const {
     const ModelConfig& c = model.config();
-    return {{"id", opt.model_id}, {"object", "model"}, {"created", started}, {"owned_by", "llm0"},
-            {"max_model_len", c.max_position_embeddings}, {"vocab_size", c.vocab_size},
-            {"chat_template", kPlainTemplateName},
-            {"chat_template_description",
-             std::string("llm0 checkpoints carry no chat template: chat messages are rendered as ") +
-                 kPlainTemplateText}};
+    json card = {{"id", opt.model_id}, {"object", "model"}, {"created", started}, {"owned_by", "llm0"},
+                 {"max_model_len", c.max_position_embeddings}, {"vocab_size", c.vocab_size}};
+    if (const chat::ChatTemplate* t = opt.chat_template) {
+      std::string stops;
+      for (const int id : opt.chat_stop_ids) stops += (stops.empty() ? "" : ", ") + std::to_string(id);
+      card["chat_template"] = t->origin;
+      card["chat_template_description"] =
+          format("the model's own chat template (from its {}), rendered by llm0's Jinja subset with "
+                 "add_generation_prompt; a turn ends at token ids [{}] (eos_token \"{}\")",
+                 t->origin, stops, t->eos_token);
+      card["chat_stop_token_ids"] = opt.chat_stop_ids;
+    } else {
+      card["chat_template"] = kPlainTemplateName;
+      card["chat_template_description"] =
+          std::string("this model has no chat template: chat messages are rendered as ") + kPlainTemplateText;
+    }
+    return card;
   }
 
   ApiError too_large() const {

@@ -25,6 +25,7 @@
 #include "serve/connection_server.h"
 #include "serve/metrics.h"
 #include "serve/scheduler.h"
+#include "chat/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
 namespace llm0::serve {
@@ -37,6 +38,9 @@ struct HttpServerOptions {
   ConnectionLimits limits;              // connection cap, request deadline, timeouts
   int page_size = 16;                   // of the engine's pool (for the model card / refusals)
   int pages_total = 0;
+  const chat::ChatTemplate* chat_template = nullptr;  // the model's own (outlives the server); null:
+                                                      // chats use llm0's plain template
+  std::vector<int> chat_stop_ids{};     // ids that end a chat turn (chat_stop_token_ids)
   std::function<void(ConnectionServer&)> extra_routes;  // more routes (e.g. the explorer's /explore/)
   // Body limits of those routes by path prefix, in place of max_body_bytes (e.g. the explorer's
   // own limit on /explore/, so it refuses the same bodies in serve as alone).

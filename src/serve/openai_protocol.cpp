@@ -225,7 +225,7 @@ const std::set<std::string>& known_fields(Endpoint e) {
   }();
   static const std::set<std::string> chat = [] {
     std::set<std::string> s = common;
-    s.insert({"messages", "top_logprobs", "max_completion_tokens"});
+    s.insert({"messages", "top_logprobs", "max_completion_tokens", "chat_template_kwargs"});
     return s;
   }();
   return e == Endpoint::completions ? completions : chat;
@@ -291,6 +291,10 @@ CompletionRequest parse_request(std::string_view text, Endpoint endpoint) {
   }
   parse_logprobs(body, r);
   if (const json* v = field(body, "ignore_eos")) r.ignore_eos = boolean(*v, "ignore_eos");
+  if (const json* v = field(body, "chat_template_kwargs")) {
+    if (!v->is_object()) bad_type("chat_template_kwargs", "an object", *v);
+    r.chat_template_kwargs = *v;
+  }
   return r;
 }
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "infer/sampler.h"
 #include "serve/api_error.h"
 
@@ -40,6 +42,8 @@ struct CompletionRequest {
                                      // chat: logprobs = true, top_logprobs = n)
   bool ignore_eos = false;           // vLLM / llama.cpp extension: <|endoftext|> does not end the
                                      // text (benchmarks generate exactly max_tokens)
+  nlohmann::json chat_template_kwargs{};  // chat, vLLM's extension: more variables for the model's
+                                        // own chat template (e.g. enable_thinking); null = none
 };
 
 /// Most alternatives per token that logprobs / top_logprobs may ask for.
@@ -54,7 +58,7 @@ constexpr int kMaxStopStrings = 16;
 /// [0, 20]); an empty stop string or more than 16; a missing prompt / messages, an empty prompt
 /// array or message list, a message without a known role or text content; n, best_of other than
 /// 1, echo true, a non-zero presence/frequency penalty or a logit_bias (not supported); a
-/// non-boolean ignore_eos; and any
+/// non-boolean ignore_eos, a chat_template_kwargs that is not an object; and any
 /// field the endpoint does not know ("Unrecognized request argument supplied: NAME", as OpenAI).
 CompletionRequest parse_request(std::string_view body, Endpoint endpoint);
 

@@ -1,19 +1,46 @@
 // Tokenize, name check, context and pool checks of one request (prepare_request.h).
 #include "serve/prepare_request.h"
 
+#include <algorithm>
 #include <random>
 
 #include "core/check.h"
 #include "core/json_parse.h"
 #include "infer/sequence.h"  // new_text_ids
+#include "chat/jinja_error.h"
 #include "serve/chat_template.h"
 
 namespace llm0::serve {
 
+std::vector<int> chat_stop_token_ids(const chat::ChatTemplate& t, const Tokenizer& tok, const ModelConfig& config) {
+  std::vector<int> ids;
+  for (const auto& [text, id] : tok.special_tokens())
+    if (!t.eos_token.empty() && text == t.eos_token) ids.push_back(id);
+  if (config.eos_token_id >= 0 && std::find(ids.begin(), ids.end(), config.eos_token_id) == ids.end())
+    ids.push_back(config.eos_token_id);
+  return ids;
+}
+
 namespace {
+// The chat's prompt text by the model's own template (transformers' apply_chat_template with
+// add_generation_prompt=True).
+std::string render_own_template(const CompletionRequest& r, const chat::ChatTemplate& t) {
+  nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+  for (const ChatMessage& m : r.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
+  const nlohmann::ordered_json kwargs = r.chat_template_kwargs.is_null()
+                                            ? nlohmann::ordered_json(nullptr)
+                                            : nlohmann::ordered_json::parse(r.chat_template_kwargs.dump());
+  try {
+    return t.render(messages, true, kwargs);
+  } catch (const Error& e) {
+    throw ApiError(400, e.what(), "messages", "invalid_request_error", "invalid_value");
+  }
+}
+
 std::vector<int> prompt_tokens(const CompletionRequest& r, const ServedModel& m) {
   const Tokenizer& tok = *m.tokenizer;
-  if (r.endpoint == Endpoint::chat_completions) return tok.encode(render_plain_chat(r.messages));
+  if (r.endpoint == Endpoint::chat_completions)
+    return tok.encode(m.chat_template ? render_own_template(r, *m.chat_template) : render_plain_chat(r.messages));
   if (r.prompt_is_ids) return r.prompt_ids;
   if (!r.prompt.empty()) return tok.encode_with_special_tokens(r.prompt);
   std::vector<int> ids = new_text_ids(tok);  // a new text: BOS, or <|endoftext|> as in training
@@ -60,7 +87,8 @@ ServeRequest prepare_request(const CompletionRequest& r, const ServedModel& m) {
   s.sampler = r.sampler;
   if (!r.seed_given) s.sampler.seed = ((uint64_t)std::random_device{}() << 32) ^ std::random_device{}();
   s.stop = r.stop;
-  if (r.endpoint == Endpoint::chat_completions) s.stop.push_back(kPlainTemplateStop);
+  if (r.endpoint == Endpoint::chat_completions && m.chat_template) s.stop_token_ids = m.chat_stop_ids;
+  else if (r.endpoint == Endpoint::chat_completions) s.stop.push_back(kPlainTemplateStop);
   s.logprobs = r.logprobs;
   s.ignore_eos = r.ignore_eos;
   return s;

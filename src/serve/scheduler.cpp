@@ -21,6 +21,7 @@ SequenceOptions sequence_options(ServeRequest& r, int context) {
   o.sampler = r.sampler;
   o.stop = std::move(r.stop);
   o.ignore_eos = r.ignore_eos;
+  o.stop_token_ids = std::move(r.stop_token_ids);
   o.logprobs = r.logprobs;
   return o;
 }

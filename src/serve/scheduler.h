@@ -44,6 +44,8 @@ struct ServeRequest {
   std::vector<std::string> stop;   // non-empty stop strings
   int logprobs = -1;               // -1 none, else top-n alternatives per token
   bool ignore_eos = false;         // <|endoftext|> is generated like any other token
+  std::vector<int> stop_token_ids{};  // more ids that end the text as eos does (a chat template's
+                                   // end of turn, e.g. <|eot_id|>)
 };
 
 class Scheduler {

@@ -37,6 +37,7 @@ LEVELS = [
     # ledger (KV bytes, FLOPs, peaks) reads the config; both sit above the engine so they may
     # read its caches later (the CacheSpec of issue 25) and the engine never reads them.
     ["tokenizer", "ledger"],
+    ["chat"],    # the model's chat template: a Jinja subset (reads text with tokenizer/utf8)
     ["io"],      # safetensors, checkpoints (load into a Model), llama2.c; GGUF in io/gguf/
     ["infer"],   # sampler, generator (loads checkpoints through io), infer_dtypes, streaming
     ["http"],    # the transport below the servers: one body-framing policy over cpp-httplib

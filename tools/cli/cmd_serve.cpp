@@ -14,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "chat/chat_template.h"
 #include "common.h"
 #include "stop_signals.h"
 #include "core/check.h"
@@ -21,6 +22,7 @@
 #include "explore/explore_http.h"
 #include "serve/batch_engine.h"
 #include "serve/http_server.h"
+#include "serve/prepare_request.h"
 #include "serve/scheduler.h"
 
 namespace llm0::cli {
@@ -126,6 +128,12 @@ void run_serve(ServeArgs& a, bool pages_given, bool memory_given, bool name_give
              a.http.limits.read_timeout_s);
   GenerationModel gm = load_generation_model(a.model);
   apply_infer_dtypes(*gm.model, a.dtypes, gm.stored);
+  // The model's own chat template (tokenizer_config.json / chat_template.jinja), else the plain one.
+  const std::optional<chat::ChatTemplate> own_template = chat::load_chat_template(gm.dir);
+  if (own_template) {
+    a.http.chat_template = &*own_template;
+    a.http.chat_stop_ids = serve::chat_stop_token_ids(*own_template, *gm.tokenizer, gm.model->config());
+  }
   a.pool.prefix_cache = !a.no_prefix_cache;
   const std::unique_ptr<BatchEngine> pool = make_engine(*gm.model, a, pages_given, memory_given);
   BatchEngine& engine = *pool;

@@ -1,8 +1,9 @@
-// `llm0 tokenizer train|encode|decode`: trains a byte-level BPE tokenizer on a corpus and writes
+// `llm0 tokenizer train|encode|decode|chat`: trains a byte-level BPE tokenizer on a corpus and writes
 // tokenizer.json (Hugging Face format); encodes text to ids; decodes ids to text. encode --input
 // reads many texts (a .jsonl of {"text": ...}, one per line) and prints one line of ids per text;
 // decode --input reads one line of ids per text and prints each text as a JSON string (newlines
 // and control characters escaped, invalid UTF-8 as U+FFFD); --stats prints load and encode times.
+// chat renders a conversation with a model directory's own chat template (src/chat/).
 // See src/tokenizer/tokenizer.h for the algorithm and the id layout.
 #include <chrono>
 #include <cstdio>
@@ -14,8 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "chat/chat_template.h"
 #include "common.h"
 #include "core/check.h"
+#include "core/json_parse.h"
 #include "tokenizer/tokenizer.h"
 #include "train/corpus.h"
 
@@ -33,6 +36,10 @@ struct TokenizerOptions {
   bool add_special_tokens = false;   // encode: the post_processor's ids (e.g. BOS) too
   bool skip_special_tokens = false;  // decode: leave out the added tokens marked special
   bool stats = false;                // print load / encode seconds and tokens/s to stderr
+  std::string model;                 // chat: the model directory whose chat template renders
+  std::string messages;              // chat: a JSON file of messages
+  bool add_generation_prompt = false;
+  std::string kwargs;                // chat: a JSON object of more template variables
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -122,11 +129,31 @@ void run_decode(const TokenizerOptions& opt) {
   }
 }
 
+// `llm0 tokenizer chat`: the text the model's chat template makes of a conversation, written as
+// it is (no newline added), as transformers' apply_chat_template(tokenize=False) returns it.
+void run_chat(const TokenizerOptions& opt) {
+  const std::optional<chat::ChatTemplate> t = chat::load_chat_template(opt.model);
+  LLM0_CHECK(t.has_value(), "{} has no chat template (no chat_template.jinja, no chat_template in "
+             "tokenizer_config.json); llm0 serve renders such a model's chats with its plain template", opt.model);
+  std::ifstream in(opt.messages, std::ios::binary);
+  LLM0_CHECK(in.good(), "cannot read --messages '{}'", opt.messages);
+  std::ostringstream text;
+  text << in.rdbuf();
+  nlohmann::ordered_json messages = parse_json<nlohmann::ordered_json>(text.str(), "--messages " + opt.messages);
+  if (messages.is_object() && messages.contains("messages")) messages = messages["messages"];
+  LLM0_CHECK(messages.is_array(), "--messages {}: expected a JSON list of messages (or an object with "
+             "\"messages\")", opt.messages);
+  const nlohmann::ordered_json kwargs = opt.kwargs.empty() ? nlohmann::ordered_json(nullptr)
+                                        : parse_json<nlohmann::ordered_json>(opt.kwargs, "--kwargs");
+  const std::string out = t->render(messages, opt.add_generation_prompt, kwargs);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
 }  // namespace
 
 void register_tokenizer(CLI::App& app) {
   auto opt = std::make_shared<TokenizerOptions>();
-  CLI::App* cmd = app.add_subcommand("tokenizer", "Byte-level BPE tokenizer: train, encode, decode");
+  CLI::App* cmd = app.add_subcommand("tokenizer", "Byte-level BPE tokenizer: train, encode, decode; a model's chat template");
   cmd->require_subcommand(1);
 
   CLI::App* train = cmd->add_subcommand("train", "Train a tokenizer on a corpus, write tokenizer.json");
@@ -160,6 +187,18 @@ void register_tokenizer(CLI::App& app) {
                    "Leave out the added tokens marked special (e.g. <s>)");
   add_threads_option(decode);
   decode->callback([opt] { run_decode(*opt); });
+
+  CLI::App* chat = cmd->add_subcommand("chat", "Print the text a model's own chat template makes of a "
+                                       "conversation (as transformers' apply_chat_template)");
+  chat->add_option("--model", opt->model, "Model directory with tokenizer_config.json (chat_template) "
+                   "or chat_template.jinja")->required();
+  chat->add_option("--messages", opt->messages, "JSON file: a list of {\"role\", \"content\"} messages")
+      ->required();
+  chat->add_flag("--add-generation-prompt", opt->add_generation_prompt,
+                 "End with the start of an assistant turn (add_generation_prompt=True)");
+  chat->add_option("--kwargs", opt->kwargs, "More template variables as a JSON object, e.g. "
+                   "'{\"enable_thinking\": false}'");
+  chat->callback([opt] { run_chat(*opt); });
 }
 
 }  // namespace llm0::cli

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "chat/chat_template.h"
 #include "core/check.h"
 #include "io/checkpoint.h"
 #include "io/gguf/export_moe.h"
@@ -199,6 +200,8 @@ GgufExportSummary export_gguf(const std::string& model_dir, const std::string& o
   if (name.empty() || name == "checkpoint") name = fs::path(dir).parent_path().filename().string();
   add_model_metadata(g, cfg, s.architecture, name.empty() ? "llm0" : name, dtype);
   add_gguf_tokenizer(g, tok, tok_path, cfg);
+  if (const std::optional<chat::ChatTemplate> t = chat::load_chat_template(dir))  // llama.cpp's key
+    g.add("tokenizer.chat_template", GgufValue::of_string(t->source));
   s.parameters = add_tensors(g, *model, s.architecture, dtype);
   s.tensors = model->params().params().size();
   g.write(output);

@@ -1,8 +1,10 @@
 // GGUF import (`llm0 convert --from gguf FILE.gguf --output DIR`): a GGUF file of one of the
 // architectures llm0 exports (llama, qwen2, qwen3, qwen3moe, deepseek2, qwen3next) as a Hugging
 // Face checkpoint directory — config.json (io/gguf/import_config.h), model.safetensors
-// (io/gguf/import_tensors.h), tokenizer.json (io/gguf/import_tokenizer.h) and
-// generation_config.json. The inverse of io/gguf/export.h: export then import gives the same
+// (io/gguf/import_tensors.h), tokenizer.json (io/gguf/import_tokenizer.h),
+// generation_config.json, and tokenizer_config.json when the file has a tokenizer.chat_template
+// (the model's own chat template, which `llm0 serve` renders: src/chat/). The inverse of
+// io/gguf/export.h: export then import gives the same
 // config fields, bitwise the same tensors and the same tokenizer.
 #pragma once
 #include <cstddef>
@@ -23,6 +25,9 @@ struct GgufImport {
   ModelConfig config;
   std::vector<HfTensor> tensors;    // every parameter of `config`
   nlohmann::ordered_json tokenizer;  // tokenizer.json
+  nlohmann::ordered_json tokenizer_config;  // tokenizer_config.json: tokenizer.chat_template as
+                                            // chat_template, with bos_token / eos_token (the texts
+                                            // of their ids); null when the file has no template
 };
 
 /// Converts a parsed GGUF file (`where` names it in errors); `dtype` (F32, BF16 or F16) is the

@@ -43,6 +43,7 @@ GgufImportSummary import_gguf(const std::string& gguf_path, const std::string& o
   if (im.config.eos_token_id >= 0) gen["eos_token_id"] = im.config.eos_token_id;
   write_json(out.path("generation_config.json"), gen);
   write_json(out.path("tokenizer.json"), im.tokenizer);
+  if (!im.tokenizer_config.is_null()) write_json(out.path("tokenizer_config.json"), im.tokenizer_config);
   // The directory must load: a tokenizer.json that llm0's loader refuses (a merge naming an
   // unknown token, two tokens with one text, ...) is refused here, naming the GGUF file, rather
   // than written for `generate` to refuse later.
