@@ -84,8 +84,8 @@ TEST(LayersMixer, KindNamesComeFromTheFactory) {
   EXPECT_STREQ(make_mixer(s, 1)->kind_name(), "attention");
   EXPECT_STREQ(make_mixer(h, 0)->kind_name(), "linear_attention");
   EXPECT_STREQ(make_mixer(mla_model_config(0), 1)->kind_name(), "latent_attention");
-  EXPECT_EQ(make_ffn(moe_model_config("qwen2_moe"), 0)->num_experts(), 6);
-  EXPECT_EQ(make_ffn(h, 0)->num_experts(), 0);
+  EXPECT_EQ(make_ffn(moe_model_config("qwen2_moe"), 0)->routing()->num_experts(), 6);
+  EXPECT_EQ(make_ffn(h, 0)->routing(), nullptr);
 }
 
 TEST(LayersMixer, ACacheOfAnotherClassIsRefusedNamingTheLayer) {
