@@ -57,7 +57,7 @@ TEST(LayersAttentionGate, RampShowsQueryAndGateInterleavedPerHead) {
   Buffers b;
   AttentionSaved s = bind(b, 1, c);
   const int pos = 0;
-  l.forward(x.data(), 1, 1, &pos, s, y.data());
+  l.forward(x.data(), 1, 1, &pos, s, {}, y.data());
   for (int h = 0; h < H; ++h)
     for (int i = 0; i < D; ++i) {
       EXPECT_EQ(b.q[h * D + i], h * 2 * D + i + 1) << "query of head " << h;
@@ -82,7 +82,7 @@ TEST(LayersAttentionGate, OutputIsAttentionTimesSigmoidGateBeforeOProj) {
   for (int t = 0; t < T; ++t) pos[t] = t;
   Buffers b;
   AttentionSaved s = bind(b, T, c);
-  l.forward(x.data(), 1, T, pos.data(), s, y.data());
+  l.forward(x.data(), 1, T, pos.data(), s, {}, y.data());
   // Reference: projections in double, per-head split, causal attention, gate, o_proj.
   auto proj = [&](const std::vector<float>& W, int O) {
     std::vector<double> r((size_t)T * O, 0.0);

@@ -82,7 +82,7 @@ std::vector<float> run_forward(const GatedDeltaNetLayer& l, const std::vector<fl
   std::vector<float> buf(GatedDeltaNetSaved::floats(l.cfg, B, T));
   s.bind(buf.data(), l.cfg, B, T);
   y.assign((size_t)B * T * kC, 0.0f);
-  l.forward(x.data(), B, T, s, y.data());
+  l.forward(x.data(), B, T, nullptr, s, {}, y.data());
   return buf;
 }
 
@@ -154,7 +154,7 @@ TEST(LayersGatedDeltaNet, BackwardMatchesFiniteDifferencesPerTensor) {
   std::vector<float> gbuf(GatedDeltaNetGradScratch::floats(c, B * T)), dx(x.size());
   GatedDeltaNetGradScratch g;
   g.bind(gbuf.data(), c, B * T);
-  l.backward(dx.data(), r.data(), x.data(), B, T, s, g);
+  l.backward(dx.data(), r.data(), x.data(), B, T, nullptr, s, g);
 
   ref::GatedDeltaNetParams rp = to_ref(p);
   std::vector<double> xd = to_double(x);
@@ -228,14 +228,15 @@ TEST(LayersGatedDeltaNet, CachedEqualsFullForward) {
                                 (c.linear_conv_kernel_dim - 1) * c.conv_channels()) * 4;
   EXPECT_EQ(cache.bytes_in_use(), bytes);
   std::vector<float> y(x.size());
+  WorkCounters counters;
   int pos = 0;
   for (int n : splits) {
     std::vector<float> sbuf(GatedDeltaNetSaved::floats(c, 1, n));
     GatedDeltaNetSaved si;
     si.bind(sbuf.data(), c, 1, n);
     const BatchSegment seg{0, n, pos, &cache};  // BLAS order: the chunked form for n > 1
-    l.forward_cached(x.data() + (size_t)pos * kC, n, std::span(&seg, 1), si, InferOptions{},
-                     y.data() + (size_t)pos * kC);
+    l.forward_cached(x.data() + (size_t)pos * kC, n, nullptr, std::span(&seg, 1), si,
+                     InferOptions{}, y.data() + (size_t)pos * kC, counters);
     pos += n;
     EXPECT_EQ(cache.length(), pos);
     EXPECT_EQ(cache.bytes_in_use(), bytes) << "the state does not grow with the context";
@@ -246,7 +247,8 @@ TEST(LayersGatedDeltaNet, CachedEqualsFullForward) {
   GatedDeltaNetSaved si;
   si.bind(sbuf.data(), c, 1, 1);
   const BatchSegment wrong{0, 1, pos + 1, &cache};
-  EXPECT_THROW(l.forward_cached(x.data(), 1, std::span(&wrong, 1), si, InferOptions{}, y.data()),
+  EXPECT_THROW(l.forward_cached(x.data(), 1, nullptr, std::span(&wrong, 1), si, InferOptions{},
+                                y.data(), counters),
                Error);
 }
 

@@ -2,8 +2,9 @@
 // the CacheSpec's bytes equal what the caches it makes hold (computed two ways: from the spec's
 // numbers, and by each cache class from its own storage), the spec names the cache class made,
 // each layer's parameter table holds the numbers its param_counts() gives, a cache of the wrong
-// class is refused naming the layer, buffers of another kind are refused, and Arena::overlay
-// shares memory between the layers' scratch.
+// class is refused naming the layer, buffers of another kind are refused (also by the typed bases'
+// entry points), only MLA's expanded decode asks for context rows, and Arena::overlay shares
+// memory between the layers' scratch.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -84,8 +85,8 @@ TEST(LayersMixer, KindNamesComeFromTheFactory) {
   EXPECT_STREQ(make_mixer(s, 1)->kind_name(), "attention");
   EXPECT_STREQ(make_mixer(h, 0)->kind_name(), "linear_attention");
   EXPECT_STREQ(make_mixer(mla_model_config(0), 1)->kind_name(), "latent_attention");
-  EXPECT_EQ(make_ffn(moe_model_config("qwen2_moe"), 0)->num_experts(), 6);
-  EXPECT_EQ(make_ffn(h, 0)->num_experts(), 0);
+  EXPECT_EQ(make_ffn(moe_model_config("qwen2_moe"), 0)->routing()->num_experts(), 6);
+  EXPECT_EQ(make_ffn(h, 0)->routing(), nullptr);
 }
 
 TEST(LayersMixer, ACacheOfAnotherClassIsRefusedNamingTheLayer) {
@@ -109,6 +110,35 @@ TEST(LayersMixer, BuffersOfAnotherKindAreRefused) {
   const std::unique_ptr<LayerBuffers> b = hold(AttentionSaved{});
   EXPECT_NO_THROW(held<AttentionSaved>(*b));
   EXPECT_THROW(held<MlaSaved>(*b), Error);
+}
+
+// MixerOf / FfnOf unwrap what their own kind planned and refuse another kind's buffers.
+TEST(LayersMixer, EntryPointsRefuseBuffersPlannedByAnotherKind) {
+  const ModelConfig full = tiny_config(Heads::GQA, PositionKind::Rope, 1.0, false);
+  const ModelConfig mla = mla_model_config(0), moe = moe_model_config("qwen2_moe");
+  Arena a;
+  a.begin_measure();  // views stay null: only the structs' kinds matter here
+  const std::unique_ptr<LayerBuffers> saved = make_mixer(full, 0)->plan_saved(a, 1, 2);
+  EXPECT_NO_THROW(make_mixer(full, 0)->saved_attention(*saved));
+  EXPECT_THROW(make_mixer(mla, 0)->saved_attention(*saved), Error);
+  const std::unique_ptr<LayerBuffers> dense = make_ffn(full, 0)->plan_saved(a, 2, false);
+  const std::unique_ptr<Ffn> experts = make_ffn(moe, 0);
+  EXPECT_THROW(experts->routing()->expert_load(*dense), Error);
+}
+
+// The context rows a mixer's inference scratch asks for: every cached position for MLA's
+// expanded decode (it re-creates their k and v), none for every other kind and form.
+TEST(LayersMixer, OnlyMlaExpandedDecodeAsksForContextRows) {
+  for (const Row& r : kinds())
+    for (MlaDecode form : {MlaDecode::Absorbed, MlaDecode::Expanded})
+      for (int il = 0; il < r.cfg.num_hidden_layers; ++il) {
+        InferOptions opt;
+        opt.mla_decode = form;
+        const std::unique_ptr<Mixer> m = make_mixer(r.cfg, il);
+        const bool expands = std::string(m->kind_name()) == "latent_attention" &&
+                             form == MlaDecode::Expanded;
+        EXPECT_EQ(m->context_rows(opt, 37), expands ? 37 : 0) << r.name << " layer " << il;
+      }
 }
 
 TEST(LayersMixer, OverlaidCarvesShareTheirStartAndTheArenaContinuesAfterTheLargest) {

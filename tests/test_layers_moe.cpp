@@ -333,8 +333,7 @@ void check_gradients(const Case& k, double aux, const std::string& name) {
   f.forward(x);
   std::vector<float> dx((size_t)N * C);
   std::fill(f.dw.begin(), f.dw.end(), 0.0f);
-  f.g.aux_scale = (float)aux;
-  f.layer.backward(dx.data(), r.data(), x.data(), N, f.s, f.g);
+  f.layer.backward(dx.data(), r.data(), x.data(), N, f.s, f.g, (float)aux);
   std::vector<double> xd = to_double(x);
   const auto loss = [&]() {
     const std::vector<double> y = ref::moe_forward(f.cfg.moe, C, f.p, xd, N);

@@ -88,10 +88,10 @@ struct Harness {
     std::vector<float> q(N * H * D), s(N * Hkv * D), attn(N * H * D), o(N * H * D), lse(N * H);
     std::vector<float> y(N * C), dattn(N * H * D), dq(N * H * D), ds(N * Hkv * D), dv(N * Hkv * D);
     SharedKvSaved saved{q.data(), s.data(), attn.data(), o.data(), lse.data()};
-    layer.forward(x.data(), B, T, pos.data(), saved, y.data());
+    const SharedKvGradScratch g{dattn.data(), dq.data(), ds.data(), dv.data()};
+    layer.forward(x.data(), B, T, pos.data(), saved, g, y.data());
     if (dy) {
       dx->assign(x.size(), std::nanf(""));
-      const SharedKvGradScratch g{dattn.data(), dq.data(), ds.data(), dv.data()};
       layer.backward(dx->data(), dy->data(), x.data(), B, T, pos.data(), saved, g);
     }
     return y;

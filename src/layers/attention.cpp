@@ -68,7 +68,7 @@ void AttentionLayer::project_qkv(const float* x, int N, const int* positions, fl
 }
 
 void AttentionLayer::forward(const float* x, int B, int T, const int* positions,
-                             AttentionSaved& s, float* y) const {
+                             const AttentionSaved& s, const AttentionGradScratch&, float* y) const {
   const int N = B * T, C = cfg->hidden_size, HD = cfg->num_attention_heads * cfg->head_dim;
   project_qkv(x, N, positions, s.q, s.k, s.v, s.q_raw, s.k_raw, s.q_rstd, s.k_rstd, s.qg,
               s.gate);

@@ -16,7 +16,7 @@
 #include "cache/paged_kv_cache.h"
 #include "cache/ring_kv_cache.h"
 #include "config/config.h"
-#include "layers/mixer.h"
+#include "layers/mixer_of.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
 #include "ops/weight.h"
@@ -74,9 +74,10 @@ struct AttentionInferScratch {
   float *k_new = nullptr, *v_new = nullptr;  // [Tn, Hkv, D] new K/V rows (paged caches)
 };
 
-/// The attention mixer (layers/mixer.h). Its contract half (parameter table, buffer plan, cache
-/// spec, the opaque-buffer entry points) is in layers/attention_mixer.cpp.
-struct AttentionLayer final : Mixer {
+/// The attention mixer (layers/mixer.h): full or sliding-window attention. Its contract half
+/// (parameter table, buffer plan, cache spec, FLOPs) is in layers/attention_mixer.cpp.
+struct AttentionLayer final
+    : MixerOf<AttentionSaved, AttentionGradScratch, AttentionInferScratch> {
   const ModelConfig* cfg = nullptr;
   LayerConfig layer;  // full or sliding (window W)
   AttentionWeights w;
@@ -89,8 +90,21 @@ struct AttentionLayer final : Mixer {
 
   // ---- Mixer ----
   const char* kind_name() const override;
-  LLM0_MIXER_OVERRIDES
-  SavedAttention saved_attention(const LayerBuffers& saved) const override;
+  void declare(ParamStore& p, const std::string& layer_prefix) const override;
+  void bind(const ParamBind& b, const std::string& layer_prefix) override;
+  std::vector<Weight*> matrices(bool inference_bf16) override;
+  std::vector<LinearMap> linear_maps() const override;
+  ParamCounts param_counts() const override;
+  AttentionSaved carve_saved(Arena& a, int B, int T) const override;
+  AttentionGradScratch carve_grads(Arena& a, int N) const override;
+  AttentionInferScratch carve_infer(Arena& a, int rows, int context) const override;
+  CacheSpec cache_spec() const override;
+  std::unique_ptr<LayerCache> make_cache(int capacity, const CacheStorage& st) const override;
+  /// attention_flops with d = head_dim. A sliding layer counts every one of the T (S) positions
+  /// too, as the ledger always has (PaLM's convention has no window), although its q·k and p·v
+  /// read at most W of them.
+  double flops_per_token(FlopPass pass, int context) const override;
+  SavedAttention saved_attention(const AttentionSaved& s) const override;
 
   /// q [N, H, D], k, v [N, Hkv, D] from x [N, C]: projections, QK-norm, RoPE at positions[N].
   /// q_raw/k_raw/q_rstd/k_rstd: QK-norm inputs and stats (scratch at inference, saved in training).
@@ -100,12 +114,13 @@ struct AttentionLayer final : Mixer {
                    float* q_raw, float* k_raw, float* q_rstd, float* k_rstd, float* qg,
                    float* gate, const LinearKernel& lk = {}) const;
 
-  /// Training forward: y [N, C] = o_proj(attention(x)) for B sequences of T tokens.
-  void forward(const float* x, int B, int T, const int* positions, AttentionSaved& s,
-               float* y) const;
+  /// Training forward: y [N, C] = o_proj(attention(x)) for B sequences of T tokens; fills s
+  /// (g unused).
+  void forward(const float* x, int B, int T, const int* positions, const AttentionSaved& s,
+               const AttentionGradScratch& g, float* y) const override;
   /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
   void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
-                const AttentionSaved& s, const AttentionGradScratch& g) const;
+                const AttentionSaved& s, const AttentionGradScratch& g) const override;
 
   /// The cached forward (Mixer::forward_cached): x [N, C] = the new tokens of N >= 1 sequences
   /// (`segs`, in row order, positions[N] their absolute positions). Projections, QK-norm, RoPE,
@@ -117,7 +132,7 @@ struct AttentionLayer final : Mixer {
   /// cache is full, out of order or of the wrong kind.
   void forward_cached(const float* x, int N, const int* positions,
                       std::span<const BatchSegment> segs, const AttentionInferScratch& g,
-                      const InferOptions& opt, float* y, WorkCounters& counters) const;
+                      const InferOptions& opt, float* y, WorkCounters& counters) const override;
 
  private:
   AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;

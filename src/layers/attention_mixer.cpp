@@ -1,6 +1,6 @@
 // The attention layer's side of the mixer contract (layers/mixer.h): its parameter table
 // (Hugging Face Llama/Qwen3/gpt-oss names), its buffer plan, its cache spec and caches, and the
-// opaque-buffer entry points that unpack into the typed ones of layers/attention.cpp.
+// FLOPs it reports to the ledger.
 //   self_attn.{q,k,v,o}_proj.weight / .bias; q_proj [H·D·(2 with attn_output_gate), C]
 //   self_attn.{q,k}_norm.weight [D] (QK-norm); self_attn.sinks [H] (attention_sinks)
 #include <algorithm>
@@ -64,7 +64,7 @@ ParamCounts AttentionLayer::param_counts() const {
   return p;
 }
 
-std::unique_ptr<LayerBuffers> AttentionLayer::plan_saved(Arena& a, int B, int T) const {
+AttentionSaved AttentionLayer::carve_saved(Arena& a, int B, int T) const {
   const ModelConfig& c = *cfg;
   const size_t N = (size_t)B * T, HD = (size_t)c.num_attention_heads * c.head_dim;
   const size_t KD = (size_t)c.num_key_value_heads * c.head_dim;
@@ -77,10 +77,10 @@ std::unique_ptr<LayerBuffers> AttentionLayer::plan_saved(Arena& a, int B, int T)
   t.attn = a.take(N * HD), t.lse = a.take(N * H);
   t.qg = gated ? a.take(N * 2 * HD) : nullptr, t.gate = gated ? a.take(N * HD) : nullptr;
   t.attn_gated = gated ? a.take(N * HD) : nullptr;
-  return hold(t);
+  return t;
 }
 
-std::unique_ptr<LayerBuffers> AttentionLayer::plan_grads(Arena& a, int N_) const {
+AttentionGradScratch AttentionLayer::carve_grads(Arena& a, int N_) const {
   const ModelConfig& c = *cfg;
   const size_t N = (size_t)N_, HD = (size_t)c.num_attention_heads * c.head_dim;
   const size_t KD = (size_t)c.num_key_value_heads * c.head_dim;
@@ -90,10 +90,10 @@ std::unique_ptr<LayerBuffers> AttentionLayer::plan_grads(Arena& a, int N_) const
   g.dq_raw = qk ? a.take(N * HD) : nullptr, g.dk_raw = qk ? a.take(N * KD) : nullptr;
   g.dqg = c.attn_output_gate ? a.take(N * 2 * HD) : nullptr;
   g.dgate = c.attn_output_gate ? a.take(N * HD) : nullptr;
-  return hold(g);
+  return g;
 }
 
-std::unique_ptr<LayerBuffers> AttentionLayer::plan_infer(Arena& a, int rows, int) const {
+AttentionInferScratch AttentionLayer::carve_infer(Arena& a, int rows, int) const {
   const ModelConfig& c = *cfg;
   const size_t R = (size_t)rows, HD = (size_t)c.num_attention_heads * c.head_dim;
   const size_t KD = (size_t)c.num_key_value_heads * c.head_dim;
@@ -109,7 +109,7 @@ std::unique_ptr<LayerBuffers> AttentionLayer::plan_infer(Arena& a, int rows, int
   g.qg = c.attn_output_gate ? a.take(R * 2 * HD) : nullptr;
   g.gate = c.attn_output_gate ? a.take(R * HD) : nullptr;
   g.k_new = a.take(R * KD), g.v_new = a.take(R * KD);
-  return hold(g);
+  return g;
 }
 
 CacheSpec AttentionLayer::cache_spec() const {
@@ -127,28 +127,11 @@ std::unique_ptr<LayerCache> AttentionLayer::make_cache(int capacity, const Cache
   return std::make_unique<PagedKvCache>(capacity, PageRows{Hkv * D, Hkv * D}, st.dtype);
 }
 
-void AttentionLayer::forward(const float* x, int B, int T, const int* positions,
-                             const LayerBuffers& saved, const LayerBuffers&, float* y) const {
-  AttentionSaved s = held<AttentionSaved>(saved);
-  forward(x, B, T, positions, s, y);
+double AttentionLayer::flops_per_token(FlopPass pass, int context) const {
+  return attention_flops(pass, context, cfg->num_attention_heads, cfg->head_dim);
 }
 
-void AttentionLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
-                              const int* positions, const LayerBuffers& saved,
-                              const LayerBuffers& grads) const {
-  backward(dx, dy, x, B, T, positions, held<AttentionSaved>(saved),
-           held<AttentionGradScratch>(grads));
-}
-
-void AttentionLayer::forward_cached(const float* x, int N, const int* positions,
-                                    std::span<const BatchSegment> segs,
-                                    const LayerBuffers& scratch, const InferOptions& opt, float* y,
-                                    WorkCounters& counters) const {
-  forward_cached(x, N, positions, segs, held<AttentionInferScratch>(scratch), opt, y, counters);
-}
-
-SavedAttention AttentionLayer::saved_attention(const LayerBuffers& saved) const {
-  const AttentionSaved& s = held<AttentionSaved>(saved);
+SavedAttention AttentionLayer::saved_attention(const AttentionSaved& s) const {
   return {s.q, s.k, cfg->num_key_value_heads, cfg->head_dim};
 }
 

@@ -49,7 +49,8 @@ void Block::forward_cached(float* x, int N, const int* positions,
   mixer->forward_cached(g.ln, N, positions, segs, *g.mixer, opt, g.branch, counters);
   residual_add(x, g.branch, NC);
   norm2.forward(g.ln, nullptr, nullptr, x, N);
-  const size_t E = (size_t)ffn->num_experts();  // 0: dense
+  const Routing* routing = ffn->routing();
+  const size_t E = routing ? (size_t)routing->num_experts() : 0;  // 0: dense
   if (E > 0 && counters.expert_tokens.size() != E) counters.expert_tokens.assign(E, 0);
   ffn->forward(g.ln, N, *g.ffn, g.branch, E > 0 ? counters.expert_tokens.data() : nullptr,
                opt.linear);

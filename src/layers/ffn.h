@@ -1,7 +1,10 @@
 // The feed-forward contract: what the second half of every block offers — the dense MLP
-// (layers/mlp.h, SwiGLU or GELU) or a mixture of experts (layers/moe.h). layers/mixer_factory.cpp
-// maps a layer's FfnKind to the class; Block holds one Ffn and never asks which. The FFN is per
-// token row, so one entry serves training, single-sequence inference and the ragged batch alike.
+// (layers/mlp.h, SwiGLU or GELU) or a mixture of experts (layers/moe.h). A kind is one class
+// deriving from FfnOf<State, Grads> (layers/ffn_of.h), which converts the opaque LayerBuffers to
+// its typed structs once; layers/mixer_factory.cpp maps a layer's FfnKind to the class; Block
+// holds one Ffn and never asks which. What only a mixture of experts has is one named capability,
+// routing() (null when dense). The FFN is per token row, so one entry serves training,
+// single-sequence inference and the ragged batch alike.
 // Layouts: x, y [N, C]. Gradient rule: dx overwritten, parameter gradients accumulate (+=).
 #pragma once
 #include <cstdint>
@@ -16,6 +19,24 @@
 #include "ops/weight.h"
 
 namespace llm0 {
+
+/// The routing of a mixture-of-experts FFN (Ffn::routing()): what the model, the trainer and the
+/// lessons read of it. `state`: the LayerBuffers its Ffn::plan_saved made.
+class Routing {
+ public:
+  /// Routed experts E (> 0).
+  virtual int num_experts() const = 0;
+  /// Switch-Transformer balance E · Σ_e f_e · P_e of the forward over N rows that filled `state`.
+  virtual double balance(const LayerBuffers& state, int N) const = 0;
+  /// Rows routed to each expert [E] by that forward.
+  virtual const float* expert_load(const LayerBuffers& state) const = 0;
+  /// The router's e_score_correction_bias [E] (a view of the parameter; null: none, DeepSeek-V3
+  /// noaux_tc only).
+  virtual float* router_bias() const = 0;
+
+ protected:
+  ~Routing() = default;
+};
 
 class Ffn {
  public:
@@ -45,39 +66,19 @@ class Ffn {
   virtual std::unique_ptr<LayerBuffers> plan_grads(Arena& a, int N, bool fuse_gate_up) const = 0;
 
   // ---- compute ----
-  /// y [N, C] = ffn(x [N, C]); fills `state`. expert_tokens [num_experts()] (optional) += rows
+  /// y [N, C] = ffn(x [N, C]); fills `state`. expert_tokens [E] (optional; routing()) += rows
   /// routed to each expert. `k`: the linear maps' kernel order (ops/matmul.h; inference contexts).
   virtual void forward(const float* x, int N, const LayerBuffers& state, float* y,
                        uint64_t* expert_tokens = nullptr, const LinearKernel& k = {}) const = 0;
   /// Backward of the forward that filled `state`. aux_scale: weight of the load-balancing loss
-  /// in this backward (0: none; MoE only, layers/moe.h MoeGradScratch::aux_scale).
+  /// in this backward (0: none; MoE only, layers/moe.h MoeLayer::backward).
   virtual void backward(float* dx, const float* dy, const float* x, int N,
                         const LayerBuffers& state, const LayerBuffers& grads,
                         float aux_scale) const = 0;
 
-  // ---- routing (mixture of experts; the dense MLP has none) ----
-  /// Routed experts E (0: dense).
-  virtual int num_experts() const { return 0; }
-  /// Switch-Transformer balance E · Σ_e f_e · P_e of the forward that filled `state` (0: dense).
-  virtual double balance(const LayerBuffers& /*state*/, int /*N*/) const { return 0; }
-  /// Rows routed to each expert [E] by that forward (null: dense).
-  virtual const float* expert_load(const LayerBuffers& /*state*/) const { return nullptr; }
-  /// The router's e_score_correction_bias [E] (null: none; DeepSeek-V3 noaux_tc only).
-  virtual float* router_bias() { return nullptr; }
+  // ---- optional ----
+  /// Its routing (a mixture of experts), null when dense.
+  virtual const Routing* routing() const { return nullptr; }
 };
-
-/// Declares the Ffn overrides every feed-forward class defines (all but the routing ones).
-#define LLM0_FFN_OVERRIDES                                                                       \
-  void declare(ParamStore& p, const std::string& layer_prefix) const override;                   \
-  void bind(const ParamBind& b, const std::string& layer_prefix) override;                       \
-  std::vector<Weight*> matrices() override;                                                      \
-  std::vector<LinearMap> linear_maps() const override;                                           \
-  ParamCounts param_counts() const override;                                                     \
-  std::unique_ptr<LayerBuffers> plan_saved(Arena& a, int N, bool fuse_gate_up) const override;   \
-  std::unique_ptr<LayerBuffers> plan_grads(Arena& a, int N, bool fuse_gate_up) const override;   \
-  void forward(const float* x, int N, const LayerBuffers& state, float* y,                       \
-               uint64_t* expert_tokens = nullptr, const LinearKernel& k = {}) const override;    \
-  void backward(float* dx, const float* dy, const float* x, int N, const LayerBuffers& state,    \
-                const LayerBuffers& grads, float aux_scale) const override;
 
 }  // namespace llm0

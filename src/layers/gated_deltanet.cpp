@@ -167,7 +167,8 @@ void GatedDeltaNetLayer::output(int N, const GatedDeltaNetSaved& s, float* y,
   linear_forward(y, s.gated, w.out_proj, nullptr, N, cfg.value_dim(), C, lk);
 }
 
-void GatedDeltaNetLayer::forward(const float* x, int B, int T, GatedDeltaNetSaved& s,
+void GatedDeltaNetLayer::forward(const float* x, int B, int T, const int*,
+                                 const GatedDeltaNetSaved& s, const GatedDeltaNetGradScratch&,
                                  float* y) const {
   const int N = B * T;
   project(x, B, T, nullptr, s);
@@ -179,7 +180,7 @@ void GatedDeltaNetLayer::forward(const float* x, int B, int T, GatedDeltaNetSave
 }
 
 void GatedDeltaNetLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
-                                  const GatedDeltaNetSaved& s,
+                                  const int*, const GatedDeltaNetSaved& s,
                                   const GatedDeltaNetGradScratch& g) const {
   const int N = B * T, P = cfg.qkvz_rows(), Cc = cfg.conv_channels();
   const int nk = cfg.linear_num_key_heads, nv = cfg.linear_num_value_heads, r = nv / nk;
@@ -260,10 +261,10 @@ void GatedDeltaNetLayer::advance_window(RecurrentState& rs, const float* mixed, 
   rs.store_window();
 }
 
-void GatedDeltaNetLayer::forward_cached(const float* x, int N,
+void GatedDeltaNetLayer::forward_cached(const float* x, int N, const int*,
                                         std::span<const BatchSegment> segs,
                                         const GatedDeltaNetSaved& s, const InferOptions& opt,
-                                        float* y) const {
+                                        float* y, WorkCounters&) const {
   project_rows(x, N, s, opt.linear);  // in_proj_qkvz / in_proj_ba on all N rows
   std::vector<RecurrentState*> states;
   for (const BatchSegment& g : segs) {

@@ -18,7 +18,7 @@
 
 #include "cache/layer_cache.h"
 #include "config/gated_deltanet_config.h"
-#include "layers/mixer.h"
+#include "layers/mixer_of.h"
 #include "ops/weight.h"
 
 namespace llm0 {
@@ -71,8 +71,10 @@ struct GatedDeltaNetWeights {
 };
 
 /// The linear-attention mixer (layers/mixer.h). Its contract half (parameter table, buffer plan,
-/// cache spec) is in layers/gated_deltanet_mixer.cpp.
-struct GatedDeltaNetLayer final : Mixer {
+/// cache spec, FLOPs) is in layers/gated_deltanet_mixer.cpp. Its inference scratch is the
+/// training activations of one sequence (GatedDeltaNetSaved with B = 1).
+struct GatedDeltaNetLayer final
+    : MixerOf<GatedDeltaNetSaved, GatedDeltaNetGradScratch, GatedDeltaNetSaved> {
   static constexpr float kL2Eps = 1e-6f;  // l2norm of q and k (HF l2norm default)
   GatedDeltaNetConfig cfg;
   int C = 0;              // hidden_size
@@ -86,14 +88,29 @@ struct GatedDeltaNetLayer final : Mixer {
 
   // ---- Mixer ----
   const char* kind_name() const override { return "linear_attention"; }
-  LLM0_MIXER_OVERRIDES
+  void declare(ParamStore& p, const std::string& layer_prefix) const override;
+  void bind(const ParamBind& b, const std::string& layer_prefix) override;
+  std::vector<Weight*> matrices(bool inference_bf16) override;
+  std::vector<LinearMap> linear_maps() const override;
+  ParamCounts param_counts() const override;
+  GatedDeltaNetSaved carve_saved(Arena& a, int B, int T) const override;
+  GatedDeltaNetGradScratch carve_grads(Arena& a, int N) const override;
+  GatedDeltaNetSaved carve_infer(Arena& a, int rows, int context) const override;
+  CacheSpec cache_spec() const override;
+  std::unique_ptr<LayerCache> make_cache(int capacity, const CacheStorage& st) const override;
+  /// The delta rule's forward, whatever the context: per value head 4·dk·dv multiply-adds per
+  /// token (decay S, Sᵀk, S += k uᵀ, Sᵀq; arXiv:2412.06464's recurrent form), 8·nv·dk·dv FLOPs;
+  /// a training step three times that (PaLM's backward = 2 forwards), a decoded token once.
+  double flops_per_token(FlopPass pass, int context) const override;
   void update_config(const ModelConfig& c) override { cfg.chunk_size = c.linear.chunk_size; }
 
-  /// Training forward: y [N, C] for B sequences of T tokens from zero state; fills s.
-  void forward(const float* x, int B, int T, GatedDeltaNetSaved& s, float* y) const;
+  /// Training forward: y [N, C] for B sequences of T tokens from zero state; fills s. Positions
+  /// and g are unused (the conv and the recurrence carry the order).
+  void forward(const float* x, int B, int T, const int* positions, const GatedDeltaNetSaved& s,
+               const GatedDeltaNetGradScratch& g, float* y) const override;
   /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
-  void backward(float* dx, const float* dy, const float* x, int B, int T,
-                const GatedDeltaNetSaved& s, const GatedDeltaNetGradScratch& g) const;
+  void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
+                const GatedDeltaNetSaved& s, const GatedDeltaNetGradScratch& g) const override;
   /// The cached forward (Mixer::forward_cached): x [N, C] holds the new tokens of N >= 1
   /// sequences, each continuing its RecurrentState. in_proj and out_proj run on all N rows at
   /// once (opt.linear's order); the convolution and the delta rule per segment. The rule's form
@@ -101,10 +118,12 @@ struct GatedDeltaNetLayer final : Mixer {
   /// form, token by token, so a row's output does not depend on how the sequence was chunked;
   /// otherwise the chunked form for a segment of several tokens (sgemm-fast prefill, rounding
   /// that depends on where chunks start). With a bf16 window the raw conv inputs are rounded to
-  /// bf16 before the convolution, as stored. s: scratch bound for (1, ≥ N). y [N, C]. Throws
+  /// bf16 before the convolution, as stored. s: scratch bound for (1, ≥ N). y [N, C]. Positions
+  /// and counters are unused (the state is fixed: no attention work to count). Throws
   /// llm0::Error for a segment cache of another kind or out of order.
-  void forward_cached(const float* x, int N, std::span<const BatchSegment> segs,
-                      const GatedDeltaNetSaved& s, const InferOptions& opt, float* y) const;
+  void forward_cached(const float* x, int N, const int* positions,
+                      std::span<const BatchSegment> segs, const GatedDeltaNetSaved& s,
+                      const InferOptions& opt, float* y, WorkCounters& counters) const override;
 
  private:
   // x → qkvz, ab → mixed, z (regrouped); conv over mixed with `history` → conv, act.

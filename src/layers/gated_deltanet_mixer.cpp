@@ -1,6 +1,6 @@
 // Gated DeltaNet's side of the mixer contract (layers/mixer.h): its parameter table (HF
 // Qwen3NextGatedDeltaNet names), buffer plan, cache spec (a fixed state per sequence: S and the
-// conv window, cache/recurrent_state.h) and the opaque-buffer entry points. Symbols as in
+// conv window, cache/recurrent_state.h) and the FLOPs it reports to the ledger. Symbols as in
 // layers/gated_deltanet.h.
 //   linear_attn.in_proj_qkvz [2·nk·dk + 2·nv·dv, C], in_proj_ba [2·nv, C], conv1d.weight [Cc, 1, K],
 //   dt_bias [nv], A_log [nv], norm.weight [dv], out_proj [C, nv·dv]
@@ -53,23 +53,23 @@ ParamCounts GatedDeltaNetLayer::param_counts() const {
   return p;
 }
 
-std::unique_ptr<LayerBuffers> GatedDeltaNetLayer::plan_saved(Arena& a, int B, int T) const {
+GatedDeltaNetSaved GatedDeltaNetLayer::carve_saved(Arena& a, int B, int T) const {
   GatedDeltaNetSaved s;
   float* base = a.take(GatedDeltaNetSaved::floats(cfg, B, T));  // the layer lays them out
   if (base) s.bind(base, cfg, B, T);
-  return hold(s);
+  return s;
 }
 
-std::unique_ptr<LayerBuffers> GatedDeltaNetLayer::plan_grads(Arena& a, int N) const {
+GatedDeltaNetGradScratch GatedDeltaNetLayer::carve_grads(Arena& a, int N) const {
   GatedDeltaNetGradScratch g;
   float* base = a.take(GatedDeltaNetGradScratch::floats(cfg, N));
   if (base) g.bind(base, cfg, N);
-  return hold(g);
+  return g;
 }
 
 // Inference: the training buffers of one sequence of `rows` tokens.
-std::unique_ptr<LayerBuffers> GatedDeltaNetLayer::plan_infer(Arena& a, int rows, int) const {
-  return plan_saved(a, 1, rows);
+GatedDeltaNetSaved GatedDeltaNetLayer::carve_infer(Arena& a, int rows, int) const {
+  return carve_saved(a, 1, rows);
 }
 
 CacheSpec GatedDeltaNetLayer::cache_spec() const {
@@ -86,23 +86,10 @@ std::unique_ptr<LayerCache> GatedDeltaNetLayer::make_cache(int capacity,
   return std::make_unique<RecurrentState>(capacity, cfg, st.dtype);
 }
 
-void GatedDeltaNetLayer::forward(const float* x, int B, int T, const int*,
-                                 const LayerBuffers& saved, const LayerBuffers&, float* y) const {
-  GatedDeltaNetSaved s = held<GatedDeltaNetSaved>(saved);
-  forward(x, B, T, s, y);
-}
-
-void GatedDeltaNetLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
-                                  const int*, const LayerBuffers& saved,
-                                  const LayerBuffers& grads) const {
-  backward(dx, dy, x, B, T, held<GatedDeltaNetSaved>(saved), held<GatedDeltaNetGradScratch>(grads));
-}
-
-void GatedDeltaNetLayer::forward_cached(const float* x, int N, const int*,
-                                        std::span<const BatchSegment> segs,
-                                        const LayerBuffers& scratch, const InferOptions& opt,
-                                        float* y, WorkCounters&) const {
-  forward_cached(x, N, segs, held<GatedDeltaNetSaved>(scratch), opt, y);
+double GatedDeltaNetLayer::flops_per_token(FlopPass pass, int) const {
+  const double forward = 8.0 * cfg.linear_num_value_heads * cfg.linear_key_head_dim *
+                         cfg.linear_value_head_dim;
+  return pass == FlopPass::Train ? 3.0 * forward : forward;
 }
 
 }  // namespace llm0

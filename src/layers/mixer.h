@@ -1,17 +1,22 @@
 // The token-mixer contract (DESIGN.md "The layer interface", "How new kinds plug in"): what every
-// sequence-mixing layer of a block offers — full or sliding attention with or without sinks and
-// output gate (layers/attention.h), multi-head latent attention (layers/mla.h), Gated DeltaNet
-// (layers/gated_deltanet.h) and any future kind. A kind is one class implementing Mixer plus one
-// line in layers/mixer_factory.cpp, the only place that maps a LayerKind to a class; Block holds
-// one Mixer and one Ffn (layers/ffn.h) and never asks which kind it has.
+// sequence-mixing layer of a block offers — full or sliding-window attention, each with or
+// without sink logits and output gate (layers/attention.h), shared-KV attention
+// (layers/shared_kv_attention.h), multi-head latent attention (layers/mla.h), Gated DeltaNet
+// (layers/gated_deltanet.h) and any future kind. A kind is one class deriving from
+// MixerOf<Saved, Grads, Infer> (layers/mixer_of.h) with its own typed buffer structs, plus one line
+// in layers/mixer_factory.cpp, the only place that maps a LayerKind to a class; Block holds one
+// Mixer and one Ffn (layers/ffn.h) and never asks which kind it has.
 //
 // Why a virtual interface rather than std::variant + std::visit: a new kind then plugs in as one
 // file and one factory line, without editing a variant list that every user recompiles against;
-// the mixers' entry points are few and coarse, so the cost is one indirect call per layer per step
-// — nothing next to the GEMMs behind it (llama.cpp's per-layer branch, vLLM's per-layer
-// AttentionBackend objects make the same trade). Buffers are opaque LayerBuffers each mixer
-// carves and reads back itself; caches are LayerCaches each mixer makes and converts back with
-// cache_as (cache/layer_cache.h), so neither the block nor the model lists the kinds.
+// the mixers' entry points are few and coarse, so the cost is two indirect calls per layer per
+// step (the opaque entry point here, then the kind's typed one in MixerOf) — nothing next to the
+// GEMMs behind them (llama.cpp's per-layer branch, vLLM's per-layer AttentionBackend objects make
+// the same trade). Buffers are opaque LayerBuffers that MixerOf wraps and unwraps for each kind
+// (hold/held, layers/layer_buffers.h); caches are LayerCaches each mixer makes and converts back
+// with cache_as (cache/layer_cache.h), so neither the block nor the model lists the kinds. What
+// only some kinds have is a named capability with a neutral default (context_rows,
+// saved_attention, update_config), never a question about the kind.
 //
 // Layouts: x, y [N, C] rows in (b, t) order, N = B·T (training) or the new tokens (inference).
 // Gradient rule: backward overwrites dx and accumulates parameter gradients (+=).
@@ -46,6 +51,20 @@ struct InferOptions {
   LinearKernel linear;
 };
 
+/// Which pass a FLOP count is for (Mixer::flops_per_token, ledger/flops.h): a training step
+/// (forward + backward) or a forward over T tokens, or the decode of one token over S cached
+/// positions.
+enum class FlopPass { Train, Forward, Decode };
+
+/// PaLM's attention term per token of one layer (Chowdhery et al., arXiv:2204.02311, Appendix B):
+/// q·k and p·v for H heads of mean head dim d (the mean of the q·k and the p·v widths) at
+/// `context` positions: a training step 6·H·d·T (12·H·d·T halved by the causal mask), a forward
+/// 2·H·d·T (a third of it), one decoded token 4·H·d·S (every cached position, no mask to halve).
+inline double attention_flops(FlopPass pass, int context, double H, double d) {
+  const double k = pass == FlopPass::Train ? 6.0 : pass == FlopPass::Forward ? 2.0 : 4.0;
+  return k * H * d * context;
+}
+
 /// One sequence's rows in a cached forward over N >= 1 sequences: rows [row0, row0 + n) of
 /// x [N, C] are its new tokens at positions [pos, pos + n); their state goes to `cache`, this
 /// layer's cache of that sequence: a PagedKvCache for a layer whose CacheSpec is pageable (the
@@ -68,8 +87,8 @@ class Mixer {
  public:
   virtual ~Mixer() = default;
 
-  /// The kind as the lessons name it: "attention", "sliding_attention", "latent_attention",
-  /// "linear_attention".
+  /// The kind as the lessons name it: "attention", "sliding_attention", "shared_kv_attention",
+  /// "latent_attention", "linear_attention".
   virtual const char* kind_name() const = 0;
 
   // ---- parameter table (checkpoint names <-> tensors) ----
@@ -94,8 +113,12 @@ class Mixer {
   /// Backward scratch for N rows (layers take turns: the model overlays every layer's).
   virtual std::unique_ptr<LayerBuffers> plan_grads(Arena& a, int N) const = 0;
   /// Inference scratch for up to `rows` new tokens (and `context` cached positions, for forms
-  /// that expand the cache: MLA's expanded decode).
+  /// that expand the cache: see context_rows).
   virtual std::unique_ptr<LayerBuffers> plan_infer(Arena& a, int rows, int context) const = 0;
+  /// The cached positions plan_infer's `context` must hold rows for when the longest sequence of
+  /// a cached forward reaches `positions` positions under `opt`: MLA's expanded decode re-creates
+  /// every cached position's k and v (`positions`); every other form reads the cache as stored (0).
+  virtual int context_rows(const InferOptions& /*opt*/, int /*positions*/) const { return 0; }
 
   // ---- cache ----
   /// What this layer caches per sequence.
@@ -124,32 +147,19 @@ class Mixer {
                               std::span<const BatchSegment> segs, const LayerBuffers& scratch,
                               const InferOptions& opt, float* y, WorkCounters& counters) const = 0;
 
+  // ---- the FLOP ledger ----
+  /// FLOPs per token of its own work besides the products with its parameter matrices (those
+  /// the ledger counts as 2 per matmul parameter from param_counts): attention's q·k and p·v
+  /// over `context` positions (attention_flops: T for FlopPass::Train and Forward, S cached
+  /// positions for Decode), Gated DeltaNet's delta rule. The ledger (ledger/flops.h) sums it
+  /// over the layers, so its figures are what the mixers report.
+  virtual double flops_per_token(FlopPass pass, int context) const = 0;
+
   // ---- optional ----
   /// The q and k rows of the last training forward (see SavedAttention).
   virtual SavedAttention saved_attention(const LayerBuffers& /*saved*/) const { return {}; }
   /// Re-reads the settings a model may change after construction (Gated DeltaNet's chunk length).
   virtual void update_config(const ModelConfig& /*cfg*/) {}
 };
-
-/// Declares the Mixer overrides every mixer class defines (all but kind_name and the optional
-/// ones), so each class lists the contract once: `struct X final : Mixer { LLM0_MIXER_OVERRIDES };`.
-#define LLM0_MIXER_OVERRIDES                                                                    \
-  void declare(ParamStore& p, const std::string& layer_prefix) const override;                  \
-  void bind(const ParamBind& b, const std::string& layer_prefix) override;                      \
-  std::vector<Weight*> matrices(bool inference_bf16) override;                                  \
-  std::vector<LinearMap> linear_maps() const override;                                          \
-  ParamCounts param_counts() const override;                                                    \
-  std::unique_ptr<LayerBuffers> plan_saved(Arena& a, int B, int T) const override;              \
-  std::unique_ptr<LayerBuffers> plan_grads(Arena& a, int N) const override;                     \
-  std::unique_ptr<LayerBuffers> plan_infer(Arena& a, int rows, int context) const override;     \
-  CacheSpec cache_spec() const override;                                                        \
-  std::unique_ptr<LayerCache> make_cache(int capacity, const CacheStorage& st) const override;  \
-  void forward(const float* x, int B, int T, const int* positions, const LayerBuffers& saved,    \
-               const LayerBuffers& grads, float* y) const override;                             \
-  void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions, \
-                const LayerBuffers& saved, const LayerBuffers& grads) const override;           \
-  void forward_cached(const float* x, int N, const int* positions,                              \
-                      std::span<const BatchSegment> segs, const LayerBuffers& scratch,          \
-                      const InferOptions& opt, float* y, WorkCounters& counters) const override;
 
 }  // namespace llm0

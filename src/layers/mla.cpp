@@ -68,7 +68,7 @@ void MlaLayer::expand(const float* c, long ldc, const float* k_pe, long ldk, int
     }
 }
 
-void MlaLayer::forward(const float* x, int B, int T, const int* positions, MlaSaved& s,
+void MlaLayer::forward(const float* x, int B, int T, const int* positions, const MlaSaved& s,
                        const MlaGradScratch& g, float* y) const {
   const MlaConfig& m = cfg->mla;
   const int N = B * T, H = cfg->num_attention_heads, r = m.kv_lora_rank;

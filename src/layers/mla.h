@@ -20,7 +20,7 @@
 #include "cache/paged_kv_cache.h"
 #include "config/config.h"
 #include "layers/attention.h"
-#include "layers/mixer.h"
+#include "layers/mixer_of.h"
 #include "ops/attention.h"
 #include "ops/rope.h"
 #include "ops/weight.h"
@@ -80,8 +80,8 @@ struct MlaWeights {
 };
 
 /// The latent-attention mixer (layers/mixer.h; the decode form: MlaDecode there). Its contract
-/// half (parameter table, buffer plan, cache spec) is in layers/mla_mixer.cpp.
-struct MlaLayer final : Mixer {
+/// half (parameter table, buffer plan, cache spec, FLOPs) is in layers/mla_mixer.cpp.
+struct MlaLayer final : MixerOf<MlaSaved, MlaGradScratch, MlaInferScratch> {
   static constexpr float kLatentEps = 1e-6f;  // q_a_layernorm / kv_a_layernorm (HF default)
   const ModelConfig* cfg = nullptr;
   MlaWeights w;
@@ -94,16 +94,32 @@ struct MlaLayer final : Mixer {
 
   // ---- Mixer ----
   const char* kind_name() const override { return "latent_attention"; }
-  LLM0_MIXER_OVERRIDES
-  SavedAttention saved_attention(const LayerBuffers& saved) const override;
+  void declare(ParamStore& p, const std::string& layer_prefix) const override;
+  void bind(const ParamBind& b, const std::string& layer_prefix) override;
+  std::vector<Weight*> matrices(bool inference_bf16) override;
+  std::vector<LinearMap> linear_maps() const override;
+  ParamCounts param_counts() const override;
+  MlaSaved carve_saved(Arena& a, int B, int T) const override;
+  MlaGradScratch carve_grads(Arena& a, int N) const override;
+  /// `rows` new tokens; `context` cached positions for the expanded form (0 otherwise).
+  MlaInferScratch carve_infer(Arena& a, int rows, int context) const override;
+  /// The expanded decode form re-creates k and v of every cached position: `positions` rows.
+  int context_rows(const InferOptions& opt, int positions) const override;
+  CacheSpec cache_spec() const override;
+  std::unique_ptr<LayerCache> make_cache(int capacity, const CacheStorage& st) const override;
+  /// attention_flops with d = (D + dv) / 2, the mean of the q·k and p·v widths per head, for
+  /// every decode form (the expansion or absorption work is not counted).
+  double flops_per_token(FlopPass pass, int context) const override;
+  /// Expanded heads: Hkv = H, width D.
+  SavedAttention saved_attention(const MlaSaved& s) const override;
 
   /// Training forward: y [N, C] for B sequences of T tokens; fills s. g.dkv serves as the
   /// transient [N, H, dn + dv] expansion buffer.
-  void forward(const float* x, int B, int T, const int* positions, MlaSaved& s,
-               const MlaGradScratch& g, float* y) const;
+  void forward(const float* x, int B, int T, const int* positions, const MlaSaved& s,
+               const MlaGradScratch& g, float* y) const override;
   /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
   void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
-                const MlaSaved& s, const MlaGradScratch& g) const;
+                const MlaSaved& s, const MlaGradScratch& g) const override;
   /// The cached forward (Mixer::forward_cached; src/layers/mla_cached.cpp): x [N, C] holds the
   /// new tokens of N >= 1 sequences; each segment's cache is a PagedKvCache whose K row is the
   /// latent row [c | k_pe] (r + dr numbers; no V row). Projections and o_proj on all N rows at
@@ -114,7 +130,7 @@ struct MlaLayer final : Mixer {
   /// y [N, C]. Throws llm0::Error for a cache of another kind or a full one.
   void forward_cached(const float* x, int N, const int* positions,
                       std::span<const BatchSegment> segs, const MlaInferScratch& g,
-                      const InferOptions& opt, float* y, WorkCounters& counters) const;
+                      const InferOptions& opt, float* y, WorkCounters& counters) const override;
 
  private:
   AttentionDims dims(int B, int Tq, int Tk, int q_offset) const;

@@ -1,6 +1,7 @@
 // Multi-head latent attention's side of the mixer contract (layers/mixer.h): its parameter table
 // (HF DeepseekV2Attention names), buffer plan, cache spec (one latent row [c_kv | k_pe] per token,
-// arXiv:2405.04434 §2.1.2) and the opaque-buffer entry points. Symbols as in layers/mla.h.
+// arXiv:2405.04434 §2.1.2), its decode forms' context rows and the FLOPs it reports to the ledger.
+// Symbols as in layers/mla.h.
 //   self_attn.q_proj [H·D, C] | q_a_proj [qr, C] + q_a_layernorm [qr] + q_b_proj [H·D, qr]
 //   self_attn.kv_a_proj_with_mqa [r + dr, C], kv_a_layernorm [r], kv_b_proj [H·(dn+dv), r]
 //   self_attn.o_proj [C, H·dv]; bias on q_a, kv_a and o with attention_bias
@@ -89,7 +90,7 @@ ParamCounts MlaLayer::param_counts() const {
   return p;
 }
 
-std::unique_ptr<LayerBuffers> MlaLayer::plan_saved(Arena& a, int B, int T) const {
+MlaSaved MlaLayer::carve_saved(Arena& a, int B, int T) const {
   const MlaSizes z(*cfg);
   const size_t N = (size_t)B * T;
   MlaSaved t;
@@ -98,10 +99,10 @@ std::unique_ptr<LayerBuffers> MlaLayer::plan_saved(Arena& a, int B, int T) const
   t.kv_a = a.take(N * z.R), t.c_raw = a.take(N * z.r), t.c = a.take(N * z.r), t.c_rstd = a.take(N);
   t.q = a.take(N * z.HD), t.k = a.take(N * z.HD), t.v = a.take(N * z.HDv);
   t.attn = a.take(N * z.HDv), t.lse = a.take(N * z.H);
-  return hold(t);
+  return t;
 }
 
-std::unique_ptr<LayerBuffers> MlaLayer::plan_grads(Arena& a, int N_) const {
+MlaGradScratch MlaLayer::carve_grads(Arena& a, int N_) const {
   const MlaSizes z(*cfg);
   const size_t N = (size_t)N_;
   MlaGradScratch g;
@@ -109,11 +110,11 @@ std::unique_ptr<LayerBuffers> MlaLayer::plan_grads(Arena& a, int N_) const {
   g.dv = a.take(N * z.HDv), g.dkv = a.take(N * z.HE), g.dkv_a = a.take(N * z.R);
   g.dc = a.take(N * z.r), g.dc_raw = a.take(N * z.r);
   g.dcq = z.qr ? a.take(N * z.qr) : nullptr, g.dcq_raw = z.qr ? a.take(N * z.qr) : nullptr;
-  return hold(g);
+  return g;
 }
 
 // `rows` new tokens, `context` cached positions (the expanded decode form's buffers).
-std::unique_ptr<LayerBuffers> MlaLayer::plan_infer(Arena& a, int rows_, int context_) const {
+MlaInferScratch MlaLayer::carve_infer(Arena& a, int rows_, int context_) const {
   const MlaSizes z(*cfg);
   const size_t rows = (size_t)rows_, context = (size_t)context_;
   MlaInferScratch g;
@@ -122,7 +123,11 @@ std::unique_ptr<LayerBuffers> MlaLayer::plan_infer(Arena& a, int rows_, int cont
   g.kv_a = a.take(rows * z.R), g.c_raw = a.take(rows * z.r), g.c = a.take(rows * z.r);
   g.attn = a.take(rows * z.HDv), g.q_abs = a.take(rows * z.H * z.R), g.o_lat = a.take(rows * z.H * z.r);
   g.lat = a.take(context * z.R), g.kv = a.take(context * z.HE), g.k = a.take(context * z.HD), g.v = a.take(context * z.HDv);
-  return hold(g);
+  return g;
+}
+
+int MlaLayer::context_rows(const InferOptions& opt, int positions) const {
+  return opt.mla_decode == MlaDecode::Expanded ? positions : 0;
 }
 
 CacheSpec MlaLayer::cache_spec() const {
@@ -137,26 +142,13 @@ std::unique_ptr<LayerCache> MlaLayer::make_cache(int capacity, const CacheStorag
       capacity, PageRows{cfg->mla.kv_lora_rank + cfg->mla.qk_rope_head_dim, 0}, st.dtype);
 }
 
-void MlaLayer::forward(const float* x, int B, int T, const int* positions, const LayerBuffers& saved,
-                       const LayerBuffers& grads, float* y) const {
-  MlaSaved s = held<MlaSaved>(saved);
-  forward(x, B, T, positions, s, held<MlaGradScratch>(grads), y);
+double MlaLayer::flops_per_token(FlopPass pass, int context) const {
+  const MlaConfig& m = cfg->mla;
+  return attention_flops(pass, context, cfg->num_attention_heads,
+                         0.5 * (m.qk_head_dim() + m.v_head_dim));
 }
 
-void MlaLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
-                        const int* positions, const LayerBuffers& saved,
-                        const LayerBuffers& grads) const {
-  backward(dx, dy, x, B, T, positions, held<MlaSaved>(saved), held<MlaGradScratch>(grads));
-}
-
-void MlaLayer::forward_cached(const float* x, int N, const int* positions,
-                              std::span<const BatchSegment> segs, const LayerBuffers& scratch,
-                              const InferOptions& opt, float* y, WorkCounters& counters) const {
-  forward_cached(x, N, positions, segs, held<MlaInferScratch>(scratch), opt, y, counters);
-}
-
-SavedAttention MlaLayer::saved_attention(const LayerBuffers& saved) const {
-  const MlaSaved& s = held<MlaSaved>(saved);
+SavedAttention MlaLayer::saved_attention(const MlaSaved& s) const {
   return {s.q, s.k, cfg->num_attention_heads, cfg->mla.qk_head_dim()};  // expanded heads: Hkv = H
 }
 

@@ -19,7 +19,8 @@ void check_stacked(const MlpWeights& w, int F, int C, bool grads) {
 }
 }  // namespace
 
-void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y, const LinearKernel& k) const {
+void MlpLayer::forward(const float* x, int N, const MlpSaved& s, float* y, uint64_t*,
+                       const LinearKernel& k) const {
   const int C = cfg->hidden_size, F = this->F();
   const size_t NF = (size_t)N * F;
   if (cfg->mlp() == MlpKind::SwiGLU) {
@@ -39,7 +40,7 @@ void MlpLayer::forward(const float* x, int N, MlpSaved& s, float* y, const Linea
 }
 
 void MlpLayer::backward(float* dx, const float* dy, const float* x, int N, const MlpSaved& s,
-                        const MlpGradScratch& g) const {
+                        const MlpGradScratch& g, float) const {
   const int C = cfg->hidden_size, F = this->F();
   const size_t NF = (size_t)N * F;
   linear_backward(g.dh, w.ddown_w, w.ddown_b, dy, s.h, w.down_w, N, F, C);

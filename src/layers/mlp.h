@@ -3,7 +3,7 @@
 // Layouts: x, y [N, C]; gate, up, h [N, F] with F = intermediate_size.
 #pragma once
 #include "config/config.h"
-#include "layers/ffn.h"
+#include "layers/ffn_of.h"
 #include "ops/weight.h"
 
 namespace llm0 {
@@ -39,7 +39,7 @@ struct MlpWeights {
 
 /// The dense feed-forward (layers/ffn.h; contract half in layers/mlp_ffn.cpp), also each expert
 /// of a mixture (layers/moe.h), which binds it under its own prefix with bind_at.
-struct MlpLayer final : Ffn {
+struct MlpLayer final : FfnOf<MlpSaved, MlpGradScratch> {
   const ModelConfig* cfg = nullptr;
   MlpWeights w;
   int width = 0;  // F: 0 = cfg->intermediate_size (dense); an expert's moe_intermediate_size
@@ -53,14 +53,21 @@ struct MlpLayer final : Ffn {
   void bind_at(const ParamBind& b, const std::string& f);
 
   // ---- Ffn (dense: model.layers.{i}.mlp.{gate,up,down}_proj, bias with mlp_bias) ----
-  LLM0_FFN_OVERRIDES
+  void declare(ParamStore& p, const std::string& layer_prefix) const override;
+  void bind(const ParamBind& b, const std::string& layer_prefix) override;
+  std::vector<Weight*> matrices() override;
+  std::vector<LinearMap> linear_maps() const override;
+  ParamCounts param_counts() const override;
   bool gate_up_stacked() const override;
+  MlpSaved carve_state(Arena& a, int N, bool fuse_gate_up) const override;
+  MlpGradScratch carve_grads(Arena& a, int N, bool fuse_gate_up) const override;
 
-  /// y [N, C] = mlp(x [N, C]); fills s.
-  void forward(const float* x, int N, MlpSaved& s, float* y, const LinearKernel& k = {}) const;
-  /// dx [N, C] overwritten; parameter gradients accumulate.
+  /// y [N, C] = mlp(x [N, C]); fills s. expert_tokens: unused (dense).
+  void forward(const float* x, int N, const MlpSaved& s, float* y,
+               uint64_t* expert_tokens = nullptr, const LinearKernel& k = {}) const override;
+  /// dx [N, C] overwritten; parameter gradients accumulate. aux_scale: unused (dense).
   void backward(float* dx, const float* dy, const float* x, int N, const MlpSaved& s,
-                const MlpGradScratch& g) const;
+                const MlpGradScratch& g, float aux_scale = 0) const override;
 };
 
 }  // namespace llm0

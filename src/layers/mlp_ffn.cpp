@@ -1,5 +1,5 @@
 // The dense MLP's side of the feed-forward contract (layers/ffn.h): parameter table (HF LlamaMLP
-// names; GPT-2 style GELU without gate_proj), buffer plan and the opaque-buffer entry points.
+// names; GPT-2 style GELU without gate_proj) and buffer plan.
 //   model.layers.{i}.mlp.{gate,up}_proj.weight [F, C], mlp.down_proj.weight [C, F] (+ .bias)
 #include "layers/mlp.h"
 
@@ -55,7 +55,7 @@ bool MlpLayer::gate_up_stacked() const {
 
 // Fused (SwiGLU training with stacked weights): gate|up as one [N, 2F] buffer (rows 2F apart);
 // otherwise gate (SwiGLU only) and up as separate [N, F] buffers.
-std::unique_ptr<LayerBuffers> MlpLayer::plan_saved(Arena& a, int N_, bool fuse_gate_up) const {
+MlpSaved MlpLayer::carve_state(Arena& a, int N_, bool fuse_gate_up) const {
   const size_t N = (size_t)N_, Fw = (size_t)F();
   const bool swiglu = cfg->mlp() == MlpKind::SwiGLU;
   MlpSaved m;
@@ -65,10 +65,10 @@ std::unique_ptr<LayerBuffers> MlpLayer::plan_saved(Arena& a, int N_, bool fuse_g
     m.gate = swiglu ? a.take(N * Fw) : nullptr, m.up = a.take(N * Fw);
   }
   m.h = a.take(N * Fw);
-  return hold(m);
+  return m;
 }
 
-std::unique_ptr<LayerBuffers> MlpLayer::plan_grads(Arena& a, int N_, bool fuse_gate_up) const {
+MlpGradScratch MlpLayer::carve_grads(Arena& a, int N_, bool fuse_gate_up) const {
   const size_t N = (size_t)N_, Fw = (size_t)F();
   MlpGradScratch g;
   if (cfg->mlp() == MlpKind::SwiGLU && fuse_gate_up) {  // [N, 2F] rows dgate | dup
@@ -77,18 +77,7 @@ std::unique_ptr<LayerBuffers> MlpLayer::plan_grads(Arena& a, int N_, bool fuse_g
     g.dgate = a.take(N * Fw), g.dup = a.take(N * Fw);
   }
   g.dh = a.take(N * Fw);
-  return hold(g);
-}
-
-void MlpLayer::forward(const float* x, int N, const LayerBuffers& state, float* y, uint64_t*,
-                       const LinearKernel& k) const {
-  MlpSaved s = held<MlpSaved>(state);
-  forward(x, N, s, y, k);
-}
-
-void MlpLayer::backward(float* dx, const float* dy, const float* x, int N,
-                        const LayerBuffers& state, const LayerBuffers& grads, float) const {
-  backward(dx, dy, x, N, held<MlpSaved>(state), held<MlpGradScratch>(grads));
+  return g;
 }
 
 }  // namespace llm0

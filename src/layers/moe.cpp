@@ -30,8 +30,8 @@ MlpGradScratch expert_grad_rows(const MlpGradScratch& g, int r0, int F) {
 
 }  // namespace
 
-void MoeLayer::forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* expert_tokens,
-                       const LinearKernel& kernel) const {
+void MoeLayer::forward(const float* x, int N, const MoeSaved& s, float* y,
+                       uint64_t* expert_tokens, const LinearKernel& kernel) const {
   const MoeConfig& m = cfg->moe;
   const int C = cfg->hidden_size, E = m.num_experts, K = m.num_experts_per_tok;
   const int Fe = m.moe_intermediate_size, NK = N * K;
@@ -65,10 +65,11 @@ void MoeLayer::forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* e
     const int r0 = s.offsets[e], ne = s.offsets[e + 1] - r0;
     if (ne == 0) continue;
     MlpSaved rows = expert_rows(s.expert, r0, Fe);
-    experts[(size_t)e].forward(s.xg + (size_t)r0 * C, ne, rows, s.out + (size_t)r0 * C, kernel);
+    experts[(size_t)e].forward(s.xg + (size_t)r0 * C, ne, rows, s.out + (size_t)r0 * C, nullptr,
+                               kernel);
   }
   const int Fs = m.shared_expert_intermediate_size;
-  if (Fs > 0) shared.forward(x, N, s.shared, s.shared_out, kernel);  // [N, C]
+  if (Fs > 0) shared.forward(x, N, s.shared, s.shared_out, nullptr, kernel);  // [N, C]
 #pragma omp parallel for schedule(static) if ((size_t)N * C * K > 65536)
   for (int n = 0; n < N; ++n) {  // scatter: y[n] = Σ_k w_k out[row(n, k)] (+ gated shared)
     float* yn = y + (size_t)n * C;
@@ -91,7 +92,7 @@ void MoeLayer::forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* e
 }
 
 void MoeLayer::backward(float* dx, const float* dy, const float* x, int N, const MoeSaved& s,
-                        const MoeGradScratch& g) const {
+                        const MoeGradScratch& g, float aux_scale) const {
   const MoeConfig& m = cfg->moe;
   const int C = cfg->hidden_size, E = m.num_experts, K = m.num_experts_per_tok;
   const int Fe = m.moe_intermediate_size, Fs = m.shared_expert_intermediate_size;
@@ -126,7 +127,7 @@ void MoeLayer::backward(float* dx, const float* dy, const float* x, int N, const
   }
   // Router: dweights -> dscores (+ the balancing loss's dP) -> dlogits -> gate weight and dx.
   std::fill(g.dscores, g.dscores + (size_t)N * E, 0.0f);
-  const float daux = g.aux_scale * (float)E / (float)N;  // ∂(aux_scale·E·Σ f_e P_e)/∂p_{n,e} = daux·f_e
+  const float daux = aux_scale * (float)E / (float)N;  // ∂(aux_scale·E·Σ f_e P_e)/∂p_{n,e} = daux·f_e
   for (int n = 0; n < N; ++n) {
     const float* sc = s.scores + (size_t)n * E;
     float* ds = g.dscores + (size_t)n * E;

@@ -50,9 +50,6 @@ struct MoeGradScratch {
   float* dweights = nullptr; // [N, K]
   float* dscores = nullptr;  // [N, E]
   float* dlogits = nullptr;  // [N, E]
-  /// Weight of the balancing loss in this backward: ∂L/∂(E·Σ_e f_e P_e) (0: none). Set by the
-  /// model to loss_scale · tokens · router_aux_loss_coef when the aux loss balances the load.
-  float aux_scale = 0;
 };
 
 /// Buffers sizes of one MoE layer for N tokens (floats), for the activation plans.
@@ -86,8 +83,9 @@ void carve_moe_grads(Take&& take, const MoeSizes& z, MoeGradScratch& g) {
   g.dscores = take(z.N * z.E), g.dlogits = take(z.N * z.E);
 }
 
-/// The mixture-of-experts feed-forward (layers/ffn.h; contract half in layers/moe_ffn.cpp).
-struct MoeLayer final : Ffn {
+/// The mixture-of-experts feed-forward (layers/ffn.h; contract half in layers/moe_ffn.cpp) and
+/// its routing (Ffn::routing()).
+struct MoeLayer final : FfnOf<MoeSaved, MoeGradScratch>, Routing {
   const ModelConfig* cfg = nullptr;
   const float* gate_w = nullptr;  // mlp.gate.weight [E, C]
   float* dgate_w = nullptr;
@@ -101,20 +99,31 @@ struct MoeLayer final : Ffn {
   explicit MoeLayer(const ModelConfig& c) : cfg(&c) {}
 
   // ---- Ffn ----
-  LLM0_FFN_OVERRIDES
+  void declare(ParamStore& p, const std::string& layer_prefix) const override;
+  void bind(const ParamBind& b, const std::string& layer_prefix) override;
+  std::vector<Weight*> matrices() override;
+  std::vector<LinearMap> linear_maps() const override;
+  ParamCounts param_counts() const override;
+  MoeSaved carve_state(Arena& a, int N, bool fuse_gate_up) const override;
+  MoeGradScratch carve_grads(Arena& a, int N, bool fuse_gate_up) const override;
+  const Routing* routing() const override { return this; }
+
+  // ---- Routing ----
   int num_experts() const override { return cfg->moe.num_experts; }
   double balance(const LayerBuffers& state, int N) const override;
   const float* expert_load(const LayerBuffers& state) const override;
-  float* router_bias() override { return bias; }
+  float* router_bias() const override { return bias; }
 
   /// y [N, C] = moe(x [N, C]); fills s (routing, grouped rows, load and P_e).
   /// expert_tokens [E] (optional): += rows routed to each expert.
-  void forward(const float* x, int N, MoeSaved& s, float* y, uint64_t* expert_tokens = nullptr,
-               const LinearKernel& k = {}) const;
-  /// dx [N, C] overwritten; parameter gradients accumulate; with g.aux_scale ≠ 0 adds the
-  /// gradient of aux_scale · E · Σ_e f_e P_e (f_e = load_e / N, constant) to the router.
+  void forward(const float* x, int N, const MoeSaved& s, float* y,
+               uint64_t* expert_tokens = nullptr, const LinearKernel& k = {}) const override;
+  /// dx [N, C] overwritten; parameter gradients accumulate; with aux_scale ≠ 0 adds the gradient
+  /// of aux_scale · E · Σ_e f_e P_e (f_e = load_e / N, constant) to the router. aux_scale: the
+  /// weight of the balancing loss in this backward, ∂L/∂(E·Σ_e f_e P_e) (0: none); the model sets
+  /// it to loss_scale · tokens · router_aux_loss_coef when the aux loss balances the load.
   void backward(float* dx, const float* dy, const float* x, int N, const MoeSaved& s,
-                const MoeGradScratch& g) const;
+                const MoeGradScratch& g, float aux_scale = 0) const override;
   /// Switch-Transformer balance of the last forward: E · Σ_e f_e · P_e (f_e = load_e / N counts
   /// every slot, so Σ_e f_e = K; uniform routing gives K).
   double balance(const MoeSaved& s, int N) const;

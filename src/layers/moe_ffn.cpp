@@ -1,6 +1,6 @@
 // The mixture of experts' side of the feed-forward contract (layers/ffn.h): parameter table (HF
-// Qwen2/Qwen3-MoE and DeepSeek-V2/V3 names, see layers/moe.h), buffer plan and the opaque-buffer
-// entry points.
+// Qwen2/Qwen3-MoE and DeepSeek-V2/V3 names, see layers/moe.h), buffer plan and the routing's
+// readings of a forward state.
 #include "layers/moe.h"
 
 namespace llm0 {
@@ -81,30 +81,16 @@ ParamCounts MoeLayer::param_counts() const {
   return p;
 }
 
-std::unique_ptr<LayerBuffers> MoeLayer::plan_saved(Arena& a, int N, bool) const {
+MoeSaved MoeLayer::carve_state(Arena& a, int N, bool) const {
   MoeSaved s;
   carve_moe([&a](size_t n) { return a.take(n); }, MoeSizes(*cfg, (size_t)N), s);
-  return hold(s);
+  return s;
 }
 
-std::unique_ptr<LayerBuffers> MoeLayer::plan_grads(Arena& a, int N, bool) const {
+MoeGradScratch MoeLayer::carve_grads(Arena& a, int N, bool) const {
   MoeGradScratch g;
   carve_moe_grads([&a](size_t n) { return a.take(n); }, MoeSizes(*cfg, (size_t)N), g);
-  return hold(g);
-}
-
-void MoeLayer::forward(const float* x, int N, const LayerBuffers& state, float* y,
-                       uint64_t* expert_tokens, const LinearKernel& k) const {
-  MoeSaved s = held<MoeSaved>(state);
-  forward(x, N, s, y, expert_tokens, k);
-}
-
-void MoeLayer::backward(float* dx, const float* dy, const float* x, int N,
-                        const LayerBuffers& state, const LayerBuffers& grads,
-                        float aux_scale) const {
-  MoeGradScratch g = held<MoeGradScratch>(grads);
-  g.aux_scale = aux_scale;
-  backward(dx, dy, x, N, held<MoeSaved>(state), g);
+  return g;
 }
 
 double MoeLayer::balance(const LayerBuffers& state, int N) const {

@@ -51,7 +51,8 @@ void SharedKvAttentionLayer::project(const float* x, int N, const int* positions
 }
 
 void SharedKvAttentionLayer::forward(const float* x, int B, int T, const int* positions,
-                                     const SharedKvSaved& saved, float* y) const {
+                                     const SharedKvSaved& saved, const SharedKvGradScratch&,
+                                     float* y) const {
   const int N = B * T, H = cfg->num_attention_heads, D = cfg->head_dim;
   project(x, N, positions, saved.q, saved.s);
   AttentionDims d = dims(B, T, T, 0);
@@ -135,29 +136,29 @@ ParamCounts SharedKvAttentionLayer::param_counts() const {
   return p;
 }
 
-std::unique_ptr<LayerBuffers> SharedKvAttentionLayer::plan_saved(Arena& a, int B, int T) const {
+SharedKvSaved SharedKvAttentionLayer::carve_saved(Arena& a, int B, int T) const {
   const size_t N = (size_t)B * T, H = cfg->num_attention_heads, HD = H * cfg->head_dim;
   const size_t KD = (size_t)cfg->num_key_value_heads * cfg->head_dim;
   SharedKvSaved t;
   t.q = a.take(N * HD), t.s = a.take(N * KD), t.attn = a.take(N * HD), t.o = a.take(N * HD);
   t.lse = a.take(N * H);
-  return hold(t);
+  return t;
 }
 
-std::unique_ptr<LayerBuffers> SharedKvAttentionLayer::plan_grads(Arena& a, int N_) const {
+SharedKvGradScratch SharedKvAttentionLayer::carve_grads(Arena& a, int N_) const {
   const size_t N = (size_t)N_, HD = (size_t)cfg->num_attention_heads * cfg->head_dim;
   const size_t KD = (size_t)cfg->num_key_value_heads * cfg->head_dim;
   SharedKvGradScratch g;
   g.dattn = a.take(N * HD), g.dq = a.take(N * HD), g.ds = a.take(N * KD), g.dv = a.take(N * KD);
-  return hold(g);
+  return g;
 }
 
-std::unique_ptr<LayerBuffers> SharedKvAttentionLayer::plan_infer(Arena& a, int rows, int) const {
+SharedKvInferScratch SharedKvAttentionLayer::carve_infer(Arena& a, int rows, int) const {
   const size_t R = (size_t)rows, HD = (size_t)cfg->num_attention_heads * cfg->head_dim;
   SharedKvInferScratch g;
   g.q = a.take(R * HD), g.s = a.take(R * cfg->num_key_value_heads * cfg->head_dim);
   g.attn = a.take(R * HD);
-  return hold(g);
+  return g;
 }
 
 CacheSpec SharedKvAttentionLayer::cache_spec() const {
@@ -174,24 +175,14 @@ std::unique_ptr<LayerCache> SharedKvAttentionLayer::make_cache(int capacity,
                                         st.dtype);
 }
 
-void SharedKvAttentionLayer::forward(const float* x, int B, int T, const int* positions,
-                                     const LayerBuffers& saved, const LayerBuffers&,
-                                     float* y) const {
-  forward(x, B, T, positions, held<SharedKvSaved>(saved), y);
-}
-
-void SharedKvAttentionLayer::backward(float* dx, const float* dy, const float* x, int B, int T,
-                                      const int* positions, const LayerBuffers& saved,
-                                      const LayerBuffers& grads) const {
-  backward(dx, dy, x, B, T, positions, held<SharedKvSaved>(saved),
-           held<SharedKvGradScratch>(grads));
+double SharedKvAttentionLayer::flops_per_token(FlopPass pass, int context) const {
+  return attention_flops(pass, context, cfg->num_attention_heads, cfg->head_dim);
 }
 
 void SharedKvAttentionLayer::forward_cached(const float* x, int N, const int* positions,
                                             std::span<const BatchSegment> segs,
-                                            const LayerBuffers& scratch, const InferOptions& opt,
+                                            const SharedKvInferScratch& g, const InferOptions& opt,
                                             float* y, WorkCounters& counters) const {
-  const SharedKvInferScratch& g = held<SharedKvInferScratch>(scratch);
   const long HD = (long)cfg->num_attention_heads * cfg->head_dim;
   const long KD = (long)cfg->num_key_value_heads * cfg->head_dim;
   project(x, N, positions, g.q, g.s, opt.linear);
@@ -206,8 +197,7 @@ void SharedKvAttentionLayer::forward_cached(const float* x, int N, const int* po
   output(g.attn, N, y, opt.linear);
 }
 
-SavedAttention SharedKvAttentionLayer::saved_attention(const LayerBuffers& saved) const {
-  const SharedKvSaved& s = held<SharedKvSaved>(saved);
+SavedAttention SharedKvAttentionLayer::saved_attention(const SharedKvSaved& s) const {
   return {s.q, s.s, cfg->num_key_value_heads, cfg->head_dim};
 }
 

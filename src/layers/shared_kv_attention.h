@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "config/config.h"
-#include "layers/mixer.h"
+#include "layers/mixer_of.h"
 #include "ops/attention.h"
 #include "ops/attention_rows.h"
 #include "ops/rope.h"
@@ -67,7 +67,8 @@ struct SharedKvInferScratch {
 /// The shared-KV mixer (layers/mixer.h): parameter table, buffer plan, cache spec (one K-only
 /// row of Hkv·D numbers per token: a PagedKvCache row without V, one page of its own or the
 /// server's pages), training forward/backward and the cached forward.
-struct SharedKvAttentionLayer final : Mixer {
+struct SharedKvAttentionLayer final
+    : MixerOf<SharedKvSaved, SharedKvGradScratch, SharedKvInferScratch> {
   const ModelConfig* cfg = nullptr;  // checked: RoPE, no QK-norm, bias or output gate
   SharedKvWeights w;
   const RopeTable* rope = nullptr;  // cos/sin of the R rotary dims, owned by the model
@@ -85,22 +86,36 @@ struct SharedKvAttentionLayer final : Mixer {
 
   // ---- Mixer ----
   const char* kind_name() const override { return "shared_kv_attention"; }
+  void declare(ParamStore& p, const std::string& layer_prefix) const override;
+  void bind(const ParamBind& b, const std::string& layer_prefix) override;
+  std::vector<Weight*> matrices(bool inference_bf16) override;
+  std::vector<LinearMap> linear_maps() const override;
+  ParamCounts param_counts() const override;
+  SharedKvSaved carve_saved(Arena& a, int B, int T) const override;
+  SharedKvGradScratch carve_grads(Arena& a, int N) const override;
+  SharedKvInferScratch carve_infer(Arena& a, int rows, int context) const override;
+  CacheSpec cache_spec() const override;
+  std::unique_ptr<LayerCache> make_cache(int capacity, const CacheStorage& st) const override;
   /// forward_cached appends each segment's new rows to its PagedKvCache (K row = the shared
   /// row, no V row) and attends over the rows as stored, in attention_paged_forward's fixed order.
-  LLM0_MIXER_OVERRIDES
-  SavedAttention saved_attention(const LayerBuffers& saved) const override;
+  void forward_cached(const float* x, int N, const int* positions,
+                      std::span<const BatchSegment> segs, const SharedKvInferScratch& g,
+                      const InferOptions& opt, float* y, WorkCounters& counters) const override;
+  /// attention_flops with d = head_dim (the shared row is read once as key and once as value).
+  double flops_per_token(FlopPass pass, int context) const override;
+  SavedAttention saved_attention(const SharedKvSaved& s) const override;
 
   // ---- the typed entry points (tests call them directly) ----
   /// q [N, H, D] and s [N, Hkv, D] from x [N, C], both with RoPE on the last R dims at positions[N].
   /// `lk`: the projections' kernel order (ops/matmul.h).
   void project(const float* x, int N, const int* positions, float* q, float* s,
                const LinearKernel& lk = {}) const;
-  /// Training forward: y [N, C] for B sequences of T tokens; fills `saved`.
+  /// Training forward: y [N, C] for B sequences of T tokens; fills `saved` (g unused).
   void forward(const float* x, int B, int T, const int* positions, const SharedKvSaved& saved,
-               float* y) const;
+               const SharedKvGradScratch& g, float* y) const override;
   /// Training backward: dx [N, C] overwritten; parameter gradients accumulate.
   void backward(float* dx, const float* dy, const float* x, int B, int T, const int* positions,
-                const SharedKvSaved& saved, const SharedKvGradScratch& g) const;
+                const SharedKvSaved& saved, const SharedKvGradScratch& g) const override;
   /// Cached attention of one sequence: q [n, H, D] of the new tokens at positions [pos, pos + n)
   /// over the rows of positions [0, pos + n) read through `rows` (K-only pages of `page_size`
   /// rows, float32 or BF16 bits: the same rows serve as values). attn [n, H, D] gets the outputs

@@ -57,7 +57,8 @@ ExpertsLesson run_experts_lesson(const ExpertsOptions& opt) {
                                                opt.config);
   ExpertsLesson l;
   l.config = opt.config, l.model_type = c.model_type, l.layers = c.num_hidden_layers;
-  for (int il = 0; il < c.num_hidden_layers; ++il) l.moe_layers += make_ffn(c, il)->num_experts() > 0;
+  for (int il = 0; il < c.num_hidden_layers; ++il)
+    l.moe_layers += make_ffn(c, il)->routing() != nullptr;
   LLM0_CHECK(l.moe_layers > 0, "{}: no layer has experts (the lesson needs a mixture-of-experts "
              "config, e.g. configs/llm0-small-moe.json)", opt.config);
   LLM0_CHECK(opt.tokens <= c.max_position_embeddings + 1, "--tokens {} exceeds max_position_embeddings={} + 1",

@@ -53,9 +53,10 @@ void Model::forward_cached(std::span<const BatchSeq> seqs, InferContext& ctx, fl
   LLM0_CHECK(N <= (1L << 30), "forward_cached: {} tokens in one call", N);
   const InferOptions& opt = ctx.options();
   InferScratch& s = ctx.scratch();
-  // MLA's expanded form re-creates every cached position's k and v: room for the longest.
-  const bool expanded = cfg_.mla.enabled() && opt.mla_decode == MlaDecode::Expanded;
-  s.ensure(cfg_, blocks_, (int)N, expanded ? max_pos : 0, max_capacity);
+  // Cached positions the mixers' scratch holds rows for (MLA's expanded form: the longest).
+  int context = 0;
+  for (const Block& b : blocks_) context = std::max(context, b.mixer->context_rows(opt, max_pos));
+  s.ensure(cfg_, blocks_, (int)N, context, max_capacity);
   s.tokens.resize((size_t)N), s.segments.resize((size_t)B);
   for (int b = 0, row = 0; b < B; row += seqs[(size_t)b].n, ++b) {
     const BatchSeq& q = seqs[(size_t)b];

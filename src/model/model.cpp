@@ -97,9 +97,8 @@ double Model::forward(const int* tokens, const int* targets, int B, int T, long*
   aux_loss_ = 0;
   if (cfg_.moe.balance == MoeBalance::AuxLoss)
     for (int il = 0; il < L; ++il)
-      if (blocks_[(size_t)il].ffn->num_experts() > 0)
-        aux_loss_ += cfg_.moe.router_aux_loss_coef *
-                     blocks_[(size_t)il].ffn->balance(*p.blocks[(size_t)il].ffn, N);
+      if (const Routing* r = blocks_[(size_t)il].ffn->routing())
+        aux_loss_ += cfg_.moe.router_aux_loss_coef * r->balance(*p.blocks[(size_t)il].ffn, N);
   const double loss = cross_entropy_forward(nullptr, p.logits, p.targets.data(), N, V, &last_targets_,
                                             {p.logits_max.data(), p.logits_sum.data()});
   if (count) *count = last_targets_;
@@ -109,15 +108,18 @@ double Model::forward(const int* tokens, const int* targets, int B, int T, long*
 std::vector<Model::ExpertLoad> Model::expert_load() const {
   std::vector<ExpertLoad> out;
   for (size_t il = 0; plan_ && il < blocks_.size(); ++il)
-    if (const float* load = blocks_[il].ffn->expert_load(*plan_->blocks[il].ffn))
-      out.push_back({(int)il, std::vector<float>(load, load + blocks_[il].ffn->num_experts())});
+    if (const Routing* r = blocks_[il].ffn->routing()) {
+      const float* load = r->expert_load(*plan_->blocks[il].ffn);
+      out.push_back({(int)il, std::vector<float>(load, load + r->num_experts())});
+    }
   return out;
 }
 
 void Model::update_router_bias(double gamma, const std::vector<ExpertLoad>& loads) {
   const int E = cfg_.moe.num_experts;
   for (size_t il = 0; il < blocks_.size(); ++il) {
-    float* bias = blocks_[il].ffn->router_bias();
+    const Routing* r = blocks_[il].ffn->routing();
+    float* bias = r ? r->router_bias() : nullptr;
     if (!bias) continue;
     const auto it = std::find_if(loads.begin(), loads.end(),
                                  [&](const ExpertLoad& l) { return l.layer == (int)il; });
