@@ -68,8 +68,8 @@ AttentionCost mla_cost(const ConfigFields& f, int64_t H, int eb, const char* dty
 
 // The attention layers' cost, honouring --as.
 AttentionCost attention_cost(const ConfigFields& f, const KvOptions& opt, bool mla, int64_t H) {
-  const int eb = kv_dtype_bytes(opt.dtype);
-  const char* dt = kv_dtype_name(opt.dtype);
+  const int eb = (int)element_bytes(opt.dtype, 1);
+  const char* dt = element_type_ledger_name(opt.dtype);
   int64_t k_dim = 0, v_dim = 0, Hkv = 0;
   if (mla) {
     const AttentionCost m = mla_cost(f, H, eb, dt);
@@ -101,13 +101,13 @@ AttentionCost attention_cost(const ConfigFields& f, const KvOptions& opt, bool m
 }
 
 // Linear-attention (Gated DeltaNet) layer: fixed FP32 state plus the conv window.
-KvLayerGroup linear_group(const ConfigFields& f, KvDtype dtype, KvLedger& out) {
+KvLayerGroup linear_group(const ConfigFields& f, ElementType dtype, KvLedger& out) {
   const int64_t Hv = f.positive("linear_num_value_heads"), Hk = f.positive("linear_num_key_heads");
   const int64_t Dk = f.positive("linear_key_head_dim"), Dv = f.positive("linear_value_head_dim");
   const int64_t kernel = f.positive("linear_conv_kernel_dim");
   LLM0_CHECK(Hv % Hk == 0, "{}: linear_num_value_heads={} not divisible by linear_num_key_heads={}",
              f.source, Hv, Hk);
-  const int eb = kv_dtype_bytes(dtype);
+  const int eb = (int)element_bytes(dtype, 1);
   KvLayerGroup g;
   g.layer_type = "linear_attention";
   g.state_bytes_per_layer = mul_checked(static_cast<uint64_t>(Hv * Dk),
@@ -122,19 +122,19 @@ KvLayerGroup linear_group(const ConfigFields& f, KvDtype dtype, KvLedger& out) {
       "× 4 B (fp32) = {} B; conv window (linear_conv_kernel_dim {} - 1) × channels {} (2 × "
       "linear_num_key_heads {} × {} + {} × {}) × {} B ({}) = {} B; fixed, per layer",
       Hv, Dk, Dv, format_thousands(g.state_bytes_per_layer), kernel, out.conv_channels, Hk, Dk, Hv,
-      Dv, eb, kv_dtype_name(dtype), format_thousands(g.conv_bytes_per_layer));
+      Dv, eb, element_type_ledger_name(dtype), format_thousands(g.conv_bytes_per_layer));
   return g;
 }
 
 // MLA's "what it stands for": every head's full K (nope + rope) and V. Lenient: a config that
 // lacks a per-head size still gets its latent bytes; only this line says what is unknown.
-void mla_expanded(const ConfigFields& f, int64_t H, int64_t L, KvDtype dtype, KvLedger& out) {
+void mla_expanded(const ConfigFields& f, int64_t H, int64_t L, ElementType dtype, KvLedger& out) {
   for (const char* key : {"qk_nope_head_dim", "v_head_dim"})
     if (!f.has(key)) {
       out.mla_expanded_formula = format("unknown: the config has no {}", key);
       return;
     }
-  const int eb = kv_dtype_bytes(dtype);
+  const int eb = (int)element_bytes(dtype, 1);
   const int64_t nope = f.positive("qk_nope_head_dim"), rope = f.positive("qk_rope_head_dim");
   const int64_t dv = f.positive("v_head_dim");
   const uint64_t per_layer = static_cast<uint64_t>(H * (nope + rope + dv)) * eb;
@@ -192,9 +192,9 @@ std::optional<ModelConfig> engine_config(const ConfigFields& f, const KvOptions&
 // Layer il's bytes from its CacheSpec, in `dtype`. `field` (the kinds with a field formula) must
 // agree and keeps its formula; the others get the spec's.
 KvLayerGroup spec_group(const std::string& t, int il, const CacheSpec& s,
-                        std::optional<KvLayerGroup> field, KvDtype dtype,
+                        std::optional<KvLayerGroup> field, ElementType dtype,
                         std::string_view source) {
-  const uint64_t eb = static_cast<uint64_t>(kv_dtype_bytes(dtype));
+  const uint64_t eb = element_bytes(dtype, 1);
   KvLayerGroup g;
   g.layer_type = t;
   g.bytes_per_token_per_layer = static_cast<uint64_t>(s.token_numbers()) * eb;
@@ -216,7 +216,7 @@ KvLayerGroup spec_group(const std::string& t, int il, const CacheSpec& s,
       ? format("(K {} + V {}) numbers", s.k_numbers, s.v_numbers)
       : format("one K row of {} numbers, no V row,", s.k_numbers);
   g.formula = format("{} × {} B ({}) = {} B per token per layer ({}'s cache spec)", g.formula, eb,
-                     kv_dtype_name(dtype), format_thousands(g.bytes_per_token_per_layer), t);
+                     element_type_ledger_name(dtype), format_thousands(g.bytes_per_token_per_layer), t);
   if (g.window > 0) g.formula += format(", held for min(context, {}) tokens", g.window);
   if (s.state_numbers + s.state_f32_numbers > 0)
     g.formula += format("; fixed state {} B per layer",

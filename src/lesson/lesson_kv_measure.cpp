@@ -86,7 +86,7 @@ json measure_kv_small_model(const json& config) {
     json rows = json::array();
     for (const KvBytesRow& r : measure_kv_bytes(model, tokens)) {
       KvOptions opt;
-      opt.dtype = r.dtype == "f32" ? KvDtype::kFp32 : KvDtype::kBf16, opt.context = r.length;
+      opt.dtype = parse_element_type(r.dtype), opt.context = r.length;
       const KvLedger l = kv_ledger(small, opt, "the small config");
       rows.push_back({{"dtype", r.dtype}, {"engine_bytes", r.engine_bytes},
                       {"ledger_bytes", l.total_bytes_at_context},
