@@ -88,12 +88,12 @@ double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
 const std::vector<int> kChunks{6, 4};  // T = 17: prefill 6, chunk 4, then 7 single tokens
 
 TEST(ModelBf16, WeightsMatchFloat32OfTheSameRoundedValuesWithEveryKernel) {
-  const Bf16Kernel saved = bf16_kernel();
-  for (Bf16Kernel k : {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel::Avx512, Bf16Kernel::Avx512Bf16}) {
+  const Isa saved = bf16_kernel();
+  for (Isa k : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16}) {
     if (!bf16_kernel_supported(k)) continue;
     set_bf16_kernel(k);
     for (const Case& c : cases()) {
-      SCOPED_TRACE(std::string(c.name) + " kernel=" + bf16_kernel_name(k));
+      SCOPED_TRACE(std::string(c.name) + " kernel=" + isa_name(k));
       const auto tokens = random_tokens(17, c.cfg.vocab_size, 3);
       const auto f32 = logits_of(c.cfg, false, ElementType::F32, tokens, kChunks);
       const auto bf16 = logits_of(c.cfg, true, ElementType::F32, tokens, kChunks);

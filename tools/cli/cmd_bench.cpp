@@ -213,7 +213,7 @@ void run_bench_generate(const CLI::App& cmd, const GenBenchArgs& a) {
                       {"prompt_tokens", P}, {"gen_tokens", G}, {"repeats", a.repeats},
                       {"weights_dtype", model->bf16_weights() ? "bf16" : "f32"},
                       {"kv_dtype", element_type_name(model->kv_dtype())},
-                      {"bf16_kernel", bf16_kernel_name(bf16_kernel())},
+                      {"bf16_kernel", isa_name(bf16_kernel())},
                       {"openblas_core", openblas_core().core},
                       {"num_parameters", model->num_parameters()},
                       {"prefill_tokens_per_s", pp}, {"decode_tokens_per_s", tg},
