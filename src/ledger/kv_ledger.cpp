@@ -30,18 +30,13 @@ struct AttentionCost {
   std::string formula;
 };
 
-AttentionKind kind_of(int64_t H, int64_t Hkv) {
-  if (Hkv == H) return AttentionKind::kMHA;
-  return Hkv == 1 ? AttentionKind::kMQA : AttentionKind::kGQA;
-}
-
 // MHA/GQA/MQA: num_key_value_heads × (K dim + V dim) numbers per token.
 AttentionCost standard_cost(int64_t H, int64_t Hkv, int64_t k_dim, int64_t v_dim, int eb,
                             const char* dtype, std::string_view source) {
   LLM0_CHECK(Hkv <= H && H % Hkv == 0,
              "{}: num_attention_heads={} not divisible by num_key_value_heads={}", source, H,
              Hkv);
-  AttentionCost c{kind_of(H, Hkv), Hkv, k_dim, v_dim, 0, ""};
+  AttentionCost c{attention_kind_of(H, Hkv), Hkv, k_dim, v_dim, 0, ""};
   c.bytes = mul_checked(static_cast<uint64_t>(Hkv) * static_cast<uint64_t>(k_dim + v_dim),
                         static_cast<uint64_t>(eb), "bytes per token per layer", source);
   const std::string head = k_dim == v_dim
@@ -272,27 +267,15 @@ void total_up(std::string_view source, KvLedger& out) {
   out.total_bytes_at_context = out.kv_bytes_at_context + out.fixed_state_bytes;
 }
 
-// "GQA", "hybrid: GQA + linear attention", "mixed: shared-KV attention + GQA": the layers' kinds
-// (MHA/GQA/MQA/MLA for attention the fields describe, else the kind table's name), growing ones
-// first, each once.
+// The layers' label (config/attention_kind.h): MHA/GQA/MQA/MLA for attention the fields
+// describe, else the kind table's name.
 std::string summary(const KvLedger& l) {
-  std::vector<std::string> growing, fixed;
-  for (const KvLayerGroup& g : l.groups) {
-    const std::string label = g.attention ? attention_kind_name(*g.attention)
-                                          : layer_kind_info(*layer_kind_named(g.layer_type)).display;
-    std::vector<std::string>& list = g.bytes_per_token_per_layer > 0 ? growing : fixed;
-    if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
-  }
-  auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const std::string& x : v) s += (s.empty() ? "" : " + ") + x;
-    return s;
-  };
-  std::string s = growing.size() > 1 ? "mixed: " + join(growing) : join(growing);
-  if (!fixed.empty()) s = growing.empty() ? join(fixed) : "hybrid: " + join(growing) + " + " + join(fixed);
-  if (l.sliding_window > 0) s += format(", sliding window {}", l.sliding_window);
-  if (!l.as.empty()) s += " (recomputed as " + l.as + ")";
-  return s;
+  std::vector<AttentionPart> parts;
+  for (const KvLayerGroup& g : l.groups)
+    parts.push_back({g.attention ? attention_kind_name(*g.attention)
+                                 : layer_kind_info(*layer_kind_named(g.layer_type)).display,
+                     g.bytes_per_token_per_layer > 0});
+  return attention_label(parts, l.sliding_window, l.as);
 }
 
 }  // namespace
@@ -320,9 +303,7 @@ KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt, std::stri
   out.attention_kind = attn.kind;
   out.num_key_value_heads = attn.num_key_value_heads;
   out.head_dim = attn.k_dim, out.v_head_dim = attn.v_dim;
-  if (opt.as)
-    out.as = opt.as->kind == AttentionKind::kGQA ? format("GQA:{}", opt.as->groups)
-                                                 : attention_kind_name(opt.as->kind);
+  if (opt.as) out.as = attention_kind_label(opt.as->kind, opt.as->groups);
   const std::vector<std::string> types = resolve_layer_types(f, out.num_hidden_layers);
   build_groups(f, opt, attn, types, engine_config(f, opt, attn, types), out);
   out.hybrid = std::any_of(out.groups.begin(), out.groups.end(),

@@ -22,15 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/attention_kind.h"
 #include "core/element_type.h"
 
 namespace llm0 {
-
-/// How the attention layers share K/V: MHA (num_key_value_heads = num_attention_heads),
-/// GQA (1 < num_key_value_heads < num_attention_heads), MQA (one KV head), MLA (latent cache).
-enum class AttentionKind { kMHA, kGQA, kMQA, kMLA };
-/// "MHA", "GQA", "MQA" or "MLA".
-const char* attention_kind_name(AttentionKind kind);
 
 /// A "what if" recomputation (`--as`): the attention layers recomputed as MHA, MQA or GQA with
 /// `groups` KV heads. For an MLA model the per-head K/V sizes are qk_nope_head_dim +
@@ -69,7 +64,7 @@ struct KvLayerGroup {
 struct KvLedger {
   std::string source;         ///< where the config came from (file path or "config.json")
   std::string model_type;     ///< config's model_type ("" if absent)
-  std::string attention;      ///< human summary from the layers, e.g. "GQA", "hybrid: GQA + linear
+  std::string attention;      ///< attention_label of the layers, e.g. "GQA", "hybrid: GQA + linear
                               ///< attention", "shared-KV attention", "mixed: shared-KV attention + GQA"
   AttentionKind attention_kind = AttentionKind::kMHA;  ///< kind of the attention layers' fields
   bool hybrid = false;        ///< true when some layers hold a fixed state only (linear attention)

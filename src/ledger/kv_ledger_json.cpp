@@ -1,4 +1,4 @@
-// KV ledger plumbing: --as parsing, names, reading a config file, and to_json.
+// KV ledger plumbing: --as parsing, reading a config file, and to_json.
 #include <fstream>
 
 #include "core/check.h"
@@ -8,16 +8,6 @@
 namespace llm0 {
 
 using nlohmann::json;
-
-const char* attention_kind_name(AttentionKind kind) {
-  switch (kind) {
-    case AttentionKind::kMHA: return "MHA";
-    case AttentionKind::kGQA: return "GQA";
-    case AttentionKind::kMQA: return "MQA";
-    case AttentionKind::kMLA: return "MLA";
-  }
-  return "?";
-}
 
 KvAs parse_kv_as(std::string_view text) {
   if (text == "mha") return {AttentionKind::kMHA, 0};
