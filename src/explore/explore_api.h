@@ -131,6 +131,7 @@ class ExploreApi {
   void describe_model();  // model_info_ and default_text_ of model_ (under model_mu_)
 
   ExploreOptions opt_;
+  std::string default_asker_;   // info's "default_asker" (lesson::default_asker)
   GenerationModel model_;
   mutable std::mutex info_mu_;  // model_info_, default_text_, model_name_, generation_
   nlohmann::json model_info_;   // info's "model" (null when none)
