@@ -10,22 +10,15 @@
 #include "cache/page_pool.h"
 #include "core/check.h"
 #include "core/element_type.h"
+#include "error_message.h"
 #include "model/model.h"
 
 namespace llm0 {
 namespace {
 
-constexpr ElementType kAll[] = {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::FP8};
+using testing_fixtures::error_of;
 
-template <typename Fn>
-std::string error_of(Fn fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+constexpr ElementType kAll[] = {ElementType::F32, ElementType::F16, ElementType::BF16, ElementType::FP8};
 
 TEST(ElementType, NamesParseBackAndSizesAreTheFormatsWidths) {
   const int bits[] = {32, 16, 16, 8};  // binary32, binary16, bfloat16, an 8-bit float
