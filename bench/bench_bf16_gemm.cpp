@@ -79,7 +79,7 @@ __attribute__((target("avx512f,avx512bf16"), noinline)) static float dp_loop(lon
 }
 
 static void BM_Throughput(benchmark::State& st) {
-  if (!bf16_kernel_supported(Bf16Kernel::Avx512Bf16)) {
+  if (!bf16_kernel_supported(Isa::Avx512Bf16)) {
     st.SkipWithError("this CPU lacks AVX-512 BF16");
     return;
   }

@@ -66,7 +66,7 @@ TEST(BatchEngine, ForwardCachedThroughPagedCachesEqualsContiguous) {
   Model m(tiny_config(Heads::GQA, PositionKind::Rope, 1.0, true));
   random_weights(m, 17);
   const int V = m.config().vocab_size, L = m.config().num_hidden_layers;
-  PagePool pool(9, 5, L, m.config().num_key_value_heads * m.config().head_dim, CacheDtype::F32);
+  PagePool pool(9, 5, L, m.config().num_key_value_heads * m.config().head_dim, ElementType::F32);
   auto table = std::make_shared<PageTable>();
   for (int i = 0; i < 6; ++i) table->pages.push_back(pool.allocate());
   std::reverse(table->pages.begin(), table->pages.end());
@@ -192,7 +192,7 @@ TEST(BatchEngine, PrefixPagesAreSharedAndReturned) {
   const int V = m.config().vocab_size;
   const uint64_t per_token = kv_ledger(m.config().to_json(), [] {
     KvOptions o;
-    o.dtype = KvDtype::kFp32;
+    o.dtype = ElementType::F32;
     return o;
   }()).kv_bytes_per_token;
   std::vector<int> a = random_tokens(14, V, 61), b(a.begin(), a.begin() + 10);

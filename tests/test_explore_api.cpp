@@ -165,6 +165,19 @@ TEST_F(ExploreApiTest, GenerateStepsPastTheContextStopsWhenItIsFull) {
   EXPECT_EQ(P + (int64_t)j["steps"].size(), context);
 }
 
+// info.default_asker is the row `llm0 lesson attention` reads without --asker (the pages ask for
+// that row by this name and quote it): asking for it by name gives the same swap test and figures.
+TEST_F(ExploreApiTest, InfoStatesTheLessonsDefaultAsker) {
+  const std::string asker = bare_->info()["default_asker"].get<std::string>();
+  EXPECT_EQ(asker, "给了");
+  const json plain = cli_json("lesson attention --json");
+  const json named = endpoint(*bare_, api_get("lesson/attention", {{"asker", asker}}));
+  EXPECT_EQ(plain["swap_test"]["query"], asker);
+  EXPECT_EQ(named["swap_test"], plain["swap_test"]);
+  EXPECT_EQ(named["figures"], plain["figures"]);
+  EXPECT_EQ(api_->info()["default_asker"], asker) << "the same with a model and --lang en";
+}
+
 TEST_F(ExploreApiTest, MalformedInputIsAnErrorObjectNamingWhatIsWrong) {
   expect_error(*bare_, api_get("lesson/kv-cache", {{"prompt-len", "0"}}), 400, "prompt-len");
   expect_error(*bare_, api_get("lesson/kv-cache", {{"up-to", "4097"}}), 400, "[0, 4096]");

@@ -64,7 +64,7 @@ class KindBatch : public ::testing::TestWithParam<KindRow> {
       SCOPED_TRACE(bf16 ? "bf16 weights and cache" : "f32");
       Model m(GetParam().config);
       prepare(m, GetParam(), 21);
-      if (bf16) m.use_bf16_weights(), m.set_kv_dtype(CacheDtype::BF16);
+      if (bf16) m.use_bf16_weights(), m.set_kv_dtype(ElementType::BF16);
       check(m);
     }
   }

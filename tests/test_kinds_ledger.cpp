@@ -19,13 +19,9 @@ using llm0::testing_fixtures::random_tokens;
 
 namespace {
 
-struct Dtype {
-  CacheDtype engine;
-  KvDtype ledger;
-};
-constexpr Dtype kDtypes[] = {{CacheDtype::F32, KvDtype::kFp32}, {CacheDtype::BF16, KvDtype::kBf16}};
+constexpr ElementType kDtypes[] = {ElementType::F32, ElementType::BF16};
 
-uint64_t ledger_bytes(const KindRow& r, KvDtype dtype, int length) {
+uint64_t ledger_bytes(const KindRow& r, ElementType dtype, int length) {
   KvOptions opt;
   opt.dtype = dtype, opt.context = length;
   return kv_ledger(r.json, opt).total_bytes_at_context;
@@ -39,18 +35,18 @@ TEST_P(KindLedger, CacheBytesEqualTheLedgerAtEveryLength) {
   const KindRow& r = GetParam();
   const int T = 23, V = r.config.vocab_size;
   const std::vector<int> tokens = random_tokens(T, V, 5);
-  for (const Dtype& dt : kDtypes) {
-    SCOPED_TRACE(cache_dtype_name(dt.engine));
+  for (ElementType dt : kDtypes) {
+    SCOPED_TRACE(element_type_name(dt));
     Model m(r.config);
     prepare(m, r, 1);
-    m.set_kv_dtype(dt.engine);
+    m.set_kv_dtype(dt);
     ModelCache cache = m.new_cache();
     InferContext ctx(m);
-    EXPECT_EQ(cache.bytes_in_use(), ledger_bytes(r, dt.ledger, 0)) << "empty cache";
+    EXPECT_EQ(cache.bytes_in_use(), ledger_bytes(r, dt, 0)) << "empty cache";
     std::vector<float> z((size_t)V);
     for (int n = 3, pos = 0; pos < T; pos += n, n = 1) {
       m.forward_cached(tokens.data() + pos, n, cache, ctx, z.data(), /*last_only=*/true);
-      EXPECT_EQ(cache.bytes_in_use(), ledger_bytes(r, dt.ledger, pos + n)) << "length " << pos + n;
+      EXPECT_EQ(cache.bytes_in_use(), ledger_bytes(r, dt, pos + n)) << "length " << pos + n;
     }
   }
 }
@@ -61,11 +57,11 @@ TEST_P(KindLedger, EngineBytesEqualTheLedger) {
   const KindRow& r = GetParam();
   const int V = r.config.vocab_size;
   const std::vector<int> a = random_tokens(17, V, 1), b = random_tokens(6, V, 2);
-  for (const Dtype& dt : kDtypes) {
-    SCOPED_TRACE(cache_dtype_name(dt.engine));
+  for (ElementType dt : kDtypes) {
+    SCOPED_TRACE(element_type_name(dt));
     Model m(r.config);
     prepare(m, r, 9);
-    m.set_kv_dtype(dt.engine);
+    m.set_kv_dtype(dt);
     BatchEngineOptions o;
     o.page_size = 4, o.num_pages = 64, o.prefix_cache = false;
     BatchEngine e(m, o);
@@ -73,9 +69,9 @@ TEST_P(KindLedger, EngineBytesEqualTheLedger) {
     std::vector<float> z(2 * (size_t)V);
     e.step({{ia, a.data(), 13}, {ib, b.data(), 4}}, z.data());
     e.step({{ia, a.data() + 13, 4}, {ib, b.data() + 4, 2}}, z.data());
-    EXPECT_EQ(e.bytes_in_use(), ledger_bytes(r, dt.ledger, 17) + ledger_bytes(r, dt.ledger, 6));
+    EXPECT_EQ(e.bytes_in_use(), ledger_bytes(r, dt, 17) + ledger_bytes(r, dt, 6));
     e.close(ia);
-    EXPECT_EQ(e.bytes_in_use(), ledger_bytes(r, dt.ledger, 6));
+    EXPECT_EQ(e.bytes_in_use(), ledger_bytes(r, dt, 6));
     e.close(ib);
     EXPECT_EQ(e.bytes_in_use(), 0u);
   }

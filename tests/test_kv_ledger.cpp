@@ -62,11 +62,11 @@ TEST(KvLedger, Llama3_8B) {
 
 TEST(KvLedger, DtypeScalesBytes) {
   KvOptions opt;
-  opt.dtype = KvDtype::kFp8;
+  opt.dtype = ElementType::FP8;
   EXPECT_EQ(load("llama-3-8b.json", opt).kv_bytes_per_token, 65536u);
-  opt.dtype = KvDtype::kFp32;
+  opt.dtype = ElementType::F32;
   EXPECT_EQ(load("llama-3-8b.json", opt).kv_bytes_per_token, 262144u);
-  opt.dtype = parse_kv_dtype("fp16");
+  opt.dtype = parse_element_type("fp16");
   EXPECT_EQ(load("llama-3-8b.json", opt).kv_bytes_per_token, 131072u);
 }
 
@@ -220,7 +220,7 @@ TEST(KvLedger, Errors) {
   EXPECT_NE(msg.find("context must be >= 0"), std::string::npos) << msg;
   msg = error_of([&] { load("llama-3-8b.json", as("gqa:5")); });
   EXPECT_NE(msg.find("gqa:5"), std::string::npos) << msg;
-  msg = error_of([&] { parse_kv_dtype("int4"); });
+  msg = error_of([&] { parse_element_type("int4"); });
   EXPECT_NE(msg.find("int4"), std::string::npos) << msg;
   msg = error_of([&] { kv_ledger_from_file(ref("no-such.json"), {}); });
   EXPECT_NE(msg.find("no-such.json"), std::string::npos) << msg;

@@ -23,12 +23,11 @@ using namespace llm0::testing_fixtures;
 
 namespace {
 void expect_ledger_equals_engine(const ModelConfig& c, int L) {
-  for (auto [engine, ledger] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
-                                std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
-  SCOPED_TRACE(cache_dtype_name(engine));
+  for (ElementType dtype : {ElementType::F32, ElementType::BF16}) {
+  SCOPED_TRACE(element_type_name(dtype));
   Model m(c);
   init_weights(m, 1);
-  m.set_kv_dtype(engine);
+  m.set_kv_dtype(dtype);
   ModelCache cache = m.new_cache();
   InferContext ctx(m);
   std::vector<int> tokens((size_t)L);
@@ -36,7 +35,7 @@ void expect_ledger_equals_engine(const ModelConfig& c, int L) {
   std::vector<float> logits((size_t)c.vocab_size);
   m.forward_cached(tokens.data(), L, cache, ctx, logits.data(), /*last_only=*/true);
   KvOptions opt;
-  opt.dtype = ledger, opt.context = L;
+  opt.dtype = dtype, opt.context = L;
   const KvLedger k = kv_ledger(c.to_json(), opt);
   EXPECT_EQ(cache.bytes_in_use(), k.total_bytes_at_context) << "Hkv=" << c.num_key_value_heads;
   EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_per_token * (uint64_t)L + k.fixed_state_bytes);
@@ -59,12 +58,11 @@ TEST(KvLedgerEngine, DefaultPresetAtFullContext) {
 // ledger's count, and the bytes stop growing once n >= W (decode one token at a time to 3W).
 TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
   const ModelConfig c = sliding_config(6, {1, 0, 1}, true);
-  for (auto [engine, ledger] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
-                                std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
-  SCOPED_TRACE(cache_dtype_name(engine));
+  for (ElementType dtype : {ElementType::F32, ElementType::BF16}) {
+  SCOPED_TRACE(element_type_name(dtype));
   Model m(c);
   init_weights(m, 1);
-  m.set_kv_dtype(engine);
+  m.set_kv_dtype(dtype);
   ModelCache cache = m.new_cache();
   InferContext ctx(m);
   std::vector<float> logits((size_t)c.vocab_size);
@@ -73,7 +71,7 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
     const int tok = (n * 5) % c.vocab_size;
     m.forward_cached(&tok, 1, cache, ctx, logits.data(), true);
     KvOptions opt;
-    opt.dtype = ledger, opt.context = n;
+    opt.dtype = dtype, opt.context = n;
     const KvLedger k = kv_ledger(c.to_json(), opt);
     EXPECT_EQ(cache.bytes_in_use(), k.kv_bytes_at_context) << "n=" << n;
     const size_t ring = cache.layer(0).bytes_in_use();
@@ -82,7 +80,7 @@ TEST(KvLedgerEngine, SlidingRingBytesEqualTheLedgerAtEveryLength) {
       EXPECT_EQ(ring, at_w) << "ring bytes grow past W at n=" << n;
     }
     // W × Hkv × 2D × bytes per number
-    EXPECT_EQ(cache.layer(0).bytes_allocated(), (size_t)6 * 2 * 24 * 2 * cache_dtype_bytes(engine));
+    EXPECT_EQ(cache.layer(0).bytes_allocated(), (size_t)6 * 2 * 24 * 2 * element_bytes(dtype, 1));
   }
   }
 }
@@ -108,7 +106,7 @@ TEST(KvLedgerEngine, BenchContextOnACheckpointReportsTheLedgersBytes) {
   ASSERT_EQ(j.at("contexts").size(), 2u);
   for (const auto& row : j.at("contexts")) {
     KvOptions opt;
-    opt.dtype = KvDtype::kFp32, opt.context = row.at("context").get<int>() + 2;
+    opt.dtype = ElementType::F32, opt.context = row.at("context").get<int>() + 2;
     EXPECT_EQ(row.at("cache_bytes_at_end").get<uint64_t>(),
               kv_ledger(c.to_json(), opt).total_bytes_at_context) << row.dump();
   }

@@ -40,7 +40,7 @@ std::vector<Row> kinds() {
 
 TEST(LayersMixer, CacheSpecBytesAreWhatTheCachesHold) {
   for (const Row& r : kinds())
-    for (CacheDtype dtype : {CacheDtype::F32, CacheDtype::BF16}) {
+    for (ElementType dtype : {ElementType::F32, ElementType::BF16}) {
       Model m(r.cfg);
       random_weights(m, 3);
       m.set_kv_dtype(dtype);
@@ -56,8 +56,8 @@ TEST(LayersMixer, CacheSpecBytesAreWhatTheCachesHold) {
           const CacheSpec spec = m.mixer(il).cache_spec();
           const LayerCache& c = cache.layer(il);
           EXPECT_EQ(c.kind(), spec.cache) << r.name << " layer " << il;
-          EXPECT_EQ(c.bytes_in_use(), spec.bytes(len, cache_dtype_bytes(dtype)))
-              << r.name << " layer " << il << " length " << len << " " << cache_dtype_name(dtype);
+          EXPECT_EQ(c.bytes_in_use(), spec.bytes(len, (int)element_bytes(dtype, 1)))
+              << r.name << " layer " << il << " length " << len << " " << element_type_name(dtype);
         }
       }
     }

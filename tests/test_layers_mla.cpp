@@ -124,7 +124,7 @@ struct Harness {
   std::vector<float> cached(const std::vector<float>& x, int T, std::vector<int> chunks,
                             MlaDecode form, WorkCounters* out = nullptr) {
     const int C = cfg.hidden_size;
-    PagedKvCache cache(64, PageRows{R, 0}, CacheDtype::F32);  // latent rows [c | k_pe], no V
+    PagedKvCache cache(64, PageRows{R, 0}, ElementType::F32);  // latent rows [c | k_pe], no V
     std::vector<float> q(64 * H * D), cq(64 * std::max(qr, 1)), cqn(cq.size()), kv_a(64 * R),
         c_raw(64 * r), c(64 * r), attn(64 * H * dv), q_abs(64 * H * R), o_lat(64 * H * r),
         lat(64 * R), kv(64 * H * E), k(64 * H * D), v(64 * H * dv), y((size_t)T * C);

@@ -21,7 +21,7 @@ TEST(LessonHybridState, KvGrowsWithTheContextAndTheStateDoesNot) {
   EXPECT_EQ(l.layers, 8);
   EXPECT_EQ(l.linear_layers, 6);
   KvOptions f32;
-  f32.dtype = KvDtype::kFp32;
+  f32.dtype = ElementType::F32;
   const KvLedger k = kv_ledger_from_file(opt.config, f32);
   ASSERT_EQ(l.rows.size(), 2u);
   for (const lesson::HybridStateRow& r : l.rows) {

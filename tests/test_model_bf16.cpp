@@ -61,7 +61,7 @@ void rounded_random_weights(Model& m, unsigned seed) {
 }
 
 // Through `llm0 forward --chunks`' path in a context of BLAS kernels, or the fixed order.
-std::vector<float> logits_of(const ModelConfig& c, bool bf16_weights, CacheDtype kv,
+std::vector<float> logits_of(const ModelConfig& c, bool bf16_weights, ElementType kv,
                              const std::vector<int>& tokens, const std::vector<int>& chunks,
                              bool fixed_order = false) {
   Model m(c);
@@ -88,15 +88,15 @@ double max_diff(const std::vector<float>& a, const std::vector<float>& b) {
 const std::vector<int> kChunks{6, 4};  // T = 17: prefill 6, chunk 4, then 7 single tokens
 
 TEST(ModelBf16, WeightsMatchFloat32OfTheSameRoundedValuesWithEveryKernel) {
-  const Bf16Kernel saved = bf16_kernel();
-  for (Bf16Kernel k : {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel::Avx512, Bf16Kernel::Avx512Bf16}) {
+  const Isa saved = bf16_kernel();
+  for (Isa k : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16}) {
     if (!bf16_kernel_supported(k)) continue;
     set_bf16_kernel(k);
     for (const Case& c : cases()) {
-      SCOPED_TRACE(std::string(c.name) + " kernel=" + bf16_kernel_name(k));
+      SCOPED_TRACE(std::string(c.name) + " kernel=" + isa_name(k));
       const auto tokens = random_tokens(17, c.cfg.vocab_size, 3);
-      const auto f32 = logits_of(c.cfg, false, CacheDtype::F32, tokens, kChunks);
-      const auto bf16 = logits_of(c.cfg, true, CacheDtype::F32, tokens, kChunks);
+      const auto f32 = logits_of(c.cfg, false, ElementType::F32, tokens, kChunks);
+      const auto bf16 = logits_of(c.cfg, true, ElementType::F32, tokens, kChunks);
       const double scale = max_abs(f32), diff = max_diff(f32, bf16);
       EXPECT_GT(scale, 1.0);  // logits far from uniform: the bound means something
       EXPECT_LT(diff, 1e-4 * scale) << "max |Δlogit| " << diff << " scale " << scale;
@@ -111,8 +111,8 @@ TEST(ModelBf16, Bf16CacheDiffersFromFloat32CacheByABoundedAmount) {
   for (const Case& c : cases()) {
     if (c.cfg.moe.enabled()) continue;
     const auto tokens = random_tokens(17, c.cfg.vocab_size, 4);
-    const auto f32 = logits_of(c.cfg, true, CacheDtype::F32, tokens, kChunks);
-    const auto bf16 = logits_of(c.cfg, true, CacheDtype::BF16, tokens, kChunks);
+    const auto f32 = logits_of(c.cfg, true, ElementType::F32, tokens, kChunks);
+    const auto bf16 = logits_of(c.cfg, true, ElementType::BF16, tokens, kChunks);
     const double scale = max_abs(f32), diff = max_diff(f32, bf16);
     std::printf("%-20s BF16 KV vs F32 KV: max |dlogit| %.3g (%.3g of the logit scale %.3g)\n",
                 c.name, diff, diff / scale, scale);
@@ -140,9 +140,9 @@ TEST(ModelBf16, Bf16CacheDiffersFromFloat32CacheByABoundedAmount) {
 // twice or not at all, a chunk reading unrounded rows, a wrong append position) changes bits.
 TEST(ModelBf16, ChunkedCachedPathMatchesOnePrefillWithBf16Weights) {
   for (const Case& c : cases())
-    for (CacheDtype kv : {CacheDtype::F32, CacheDtype::BF16}) {
-      SCOPED_TRACE(std::string(c.name) + " kv=" + cache_dtype_name(kv));
-      const bool same_order = kv == CacheDtype::BF16;
+    for (ElementType kv : {ElementType::F32, ElementType::BF16}) {
+      SCOPED_TRACE(std::string(c.name) + " kv=" + element_type_name(kv));
+      const bool same_order = kv == ElementType::BF16;
       const auto tokens = random_tokens(17, c.cfg.vocab_size, 6);
       const auto one = logits_of(c.cfg, true, kv, tokens, {17}, same_order);
       for (const std::vector<int>& chunks : {std::vector<int>{1}, std::vector<int>{3}, kChunks,

@@ -56,20 +56,20 @@ struct Case {
 };
 
 TEST(OpsAttentionRows, F32AndBf16RowsMatchTheDoubleReference) {
-  const Bf16Kernel saved = bf16_kernel();
+  const Isa saved = bf16_kernel();
   const Case cases[] = {{3, 3, 13, 11, 37, 0, false},  // MHA
                         {6, 2, 17, 9, 41, 0, true},    // GQA, sinks
                         {5, 1, 33, 19, 29, 7, false},  // MQA, sliding window
                         {4, 2, 64, 64, 1, 0, false},   // first token
                         {8, 4, 64, 64, 300, 0, true}}; // long rows
-  for (Bf16Kernel kern : {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel::Avx512,
-                          Bf16Kernel::Avx512Bf16}) {
+  for (Isa kern : {Isa::Scalar, Isa::Avx2, Isa::Avx512,
+                          Isa::Avx512Bf16}) {
     if (!bf16_kernel_supported(kern)) continue;
     set_bf16_kernel(kern);
     std::mt19937 rng(7);
     for (const Case& c : cases) {
       SCOPED_TRACE(format("kernel={} H={} Hkv={} D={} Dv={} Tk={} W={} sinks={}",
-                          bf16_kernel_name(kern), c.H, c.Hkv, c.D, c.Dv, c.Tk, c.window, c.sinks));
+                          isa_name(kern), c.H, c.Hkv, c.D, c.Dv, c.Tk, c.window, c.sinks));
       AttentionDims d;
       d.Tk = c.Tk, d.q_offset = c.Tk - 1, d.H = c.H, d.Hkv = c.Hkv, d.D = c.D, d.Dv = c.Dv;
       d.scale = 1.0f / std::sqrt((float)c.D), d.window = c.window;

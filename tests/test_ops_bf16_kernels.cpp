@@ -19,8 +19,8 @@
 namespace llm0 {
 namespace {
 
-constexpr Bf16Kernel kKernels[] = {Bf16Kernel::Scalar, Bf16Kernel::Avx2, Bf16Kernel::Avx512,
-                                   Bf16Kernel::Avx512Bf16};
+constexpr Isa kKernels[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512,
+                                   Isa::Avx512Bf16};
 
 std::vector<uint16_t> rand_bf16(size_t n, std::mt19937& rng) {
   const auto v = test::rand_vec(n, rng);
@@ -30,14 +30,14 @@ std::vector<uint16_t> rand_bf16(size_t n, std::mt19937& rng) {
 }
 
 // The documented bound of bf16_kernels.h for Σ|w x| = `mass` over I terms.
-double bound(Bf16Kernel k, int I, double mass) {
+double bound(Isa k, int I, double mass) {
   const double acc = I * std::ldexp(1.0, -24);
-  return (k == Bf16Kernel::Avx512Bf16 ? std::ldexp(1.0, -16) + acc : acc) * mass + 1e-30;
+  return (k == Isa::Avx512Bf16 ? std::ldexp(1.0, -16) + acc : acc) * mass + 1e-30;
 }
 
 // Restores the kernel chosen at start-up when a test ends.
 struct KernelGuard {
-  Bf16Kernel saved = bf16_kernel();
+  Isa saved = bf16_kernel();
   ~KernelGuard() { set_bf16_kernel(saved); }
 };
 
@@ -46,12 +46,12 @@ const int kSizes[] = {1, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 100, 257, 1001};
 TEST(OpsBf16Kernels, DotWithinTheDocumentedBoundForEveryKernelAndTail) {
   KernelGuard guard;
   int ran = 0;
-  for (Bf16Kernel k : kKernels) {
+  for (Isa k : kKernels) {
     if (!bf16_kernel_supported(k)) continue;
     ++ran;
     std::mt19937 rng(11);
     for (int I : kSizes) {
-      SCOPED_TRACE(format("kernel={} I={}", bf16_kernel_name(k), I));
+      SCOPED_TRACE(format("kernel={} I={}", isa_name(k), I));
       const auto w = rand_bf16((size_t)I, rng);
       const auto x = test::rand_vec((size_t)I, rng, -3.0f, 3.0f);
       double want = 0, mass = 0;
@@ -67,8 +67,8 @@ TEST(OpsBf16Kernels, DotWithinTheDocumentedBoundForEveryKernelAndTail) {
   }
   EXPECT_GE(ran, 1);
   std::printf("BF16 kernels run here:");
-  for (Bf16Kernel k : kKernels)
-    if (bf16_kernel_supported(k)) std::printf(" %s", bf16_kernel_name(k));
+  for (Isa k : kKernels)
+    if (bf16_kernel_supported(k)) std::printf(" %s", isa_name(k));
   std::printf("\n");
 }
 
@@ -76,12 +76,12 @@ TEST(OpsBf16Kernels, DotWithinTheDocumentedBoundForEveryKernelAndTail) {
 // q·k per row within the widening bound, and the weighted sum of rows within n · 2^-24 · Σ|p v|,
 // for D / Dv with every tail (not multiples of 8/16/64) and every kernel this CPU runs.
 TEST(OpsBf16Kernels, AttentionRowKernelsWithinTheirBounds) {
-  for (Bf16Kernel k : kKernels) {
+  for (Isa k : kKernels) {
     if (!bf16_kernel_supported(k)) continue;
     std::mt19937 rng(19);
     for (int n : {1, 5, 40})
       for (int D : {7, 16, 33, 64, 101, 136}) {
-        SCOPED_TRACE(format("kernel={} n={} D={}", bf16_kernel_name(k), n, D));
+        SCOPED_TRACE(format("kernel={} n={} D={}", isa_name(k), n, D));
         const long off = 3, width = D + 5;
         const auto store = rand_bf16((size_t)(n * 2 * width), rng);
         std::vector<const uint16_t*> rows((size_t)n);
@@ -97,7 +97,7 @@ TEST(OpsBf16Kernels, AttentionRowKernelsWithinTheirBounds) {
             const double t = (double)bf16_to_float(rows[(size_t)j][off + i]) * q[(size_t)i];
             want += t, mass += std::fabs(t);
           }
-          EXPECT_LE(std::fabs(s[(size_t)j] - want), bound(Bf16Kernel::Scalar, D, mass)) << "row " << j;
+          EXPECT_LE(std::fabs(s[(size_t)j] - want), bound(Isa::Scalar, D, mass)) << "row " << j;
         }
         for (int c = 0; c < D; ++c) {
           double want = 0, mass = 0;
@@ -105,7 +105,7 @@ TEST(OpsBf16Kernels, AttentionRowKernelsWithinTheirBounds) {
             const double t = (double)p[(size_t)j] * bf16_to_float(rows[(size_t)j][off + c]);
             want += t, mass += std::fabs(t);
           }
-          EXPECT_LE(std::fabs(out[(size_t)c] - want), bound(Bf16Kernel::Scalar, n + 1, mass)) << "col " << c;
+          EXPECT_LE(std::fabs(out[(size_t)c] - want), bound(Isa::Scalar, n + 1, mass)) << "col " << c;
         }
       }
   }
@@ -116,7 +116,7 @@ TEST(OpsBf16Kernels, SplitOperandIsTheFloatToSixteenBits) {
   std::mt19937 rng(3);
   const auto x = test::rand_vec(301, rng, -100.0f, 100.0f);
   Bf16Operand op;
-  op.prepare(x.data(), 301, Bf16Kernel::Avx512Bf16);
+  op.prepare(x.data(), 301, Isa::Avx512Bf16);
   for (size_t i = 0; i < x.size(); ++i) {
     const double back = (double)bf16_to_float(op.hi[i]) + bf16_to_float(op.lo[i]);
     EXPECT_LE(std::fabs(back - x[i]), std::ldexp(std::fabs(x[i]), -16)) << i;
@@ -128,14 +128,14 @@ TEST(OpsBf16Kernels, WideningIsBitExact) {
   std::mt19937 rng(5);
   std::vector<uint16_t> src(1001);
   for (auto& b : src) b = (uint16_t)(rng() & 0xffff);
-  for (Bf16Kernel k : kKernels) {
+  for (Isa k : kKernels) {
     if (!bf16_kernel_supported(k)) continue;
     for (long n : {1L, 7L, 17L, 1001L}) {
       std::vector<float> dst((size_t)n);
       bf16_widen(dst.data(), src.data(), n, k);
       for (long i = 0; i < n; ++i)
         ASSERT_EQ(std::bit_cast<uint32_t>(dst[(size_t)i]), (uint32_t)src[(size_t)i] << 16)
-            << bf16_kernel_name(k) << " n=" << n << " i=" << i;
+            << isa_name(k) << " n=" << n << " i=" << i;
     }
   }
 }
@@ -144,7 +144,7 @@ TEST(OpsBf16Kernels, WideningIsBitExact) {
 // the small-N matvec path and the panel + sgemm path, with and without bias, at 1 and 2 threads.
 TEST(OpsBf16Kernels, LinearForwardMatchesTheWidenedProduct) {
   KernelGuard guard;
-  for (Bf16Kernel k : kKernels) {
+  for (Isa k : kKernels) {
     if (!bf16_kernel_supported(k)) continue;
     set_bf16_kernel(k);
     for (int threads : {1, 2}) {
@@ -152,7 +152,7 @@ TEST(OpsBf16Kernels, LinearForwardMatchesTheWidenedProduct) {
       std::mt19937 rng(17);
       for (int N : {1, 3, 5, 37})
         for (auto [O, I] : {std::pair{3, 65}, std::pair{300, 97}, std::pair{41, 1001}}) {
-          SCOPED_TRACE(format("kernel={} threads={} N={} O={} I={}", bf16_kernel_name(k), threads,
+          SCOPED_TRACE(format("kernel={} threads={} N={} O={} I={}", isa_name(k), threads,
                               N, O, I));
           const auto W = rand_bf16((size_t)O * I, rng);
           const auto x = test::rand_vec((size_t)N * I, rng), b = test::rand_vec((size_t)O, rng);
@@ -178,13 +178,13 @@ TEST(OpsBf16Kernels, LinearForwardMatchesTheWidenedProduct) {
 }
 
 TEST(OpsBf16Kernels, UnsupportedKernelIsRefusedByName) {
-  for (Bf16Kernel k : kKernels)
+  for (Isa k : kKernels)
     if (!bf16_kernel_supported(k)) {
       try {
         set_bf16_kernel(k);
-        ADD_FAILURE() << "no error for " << bf16_kernel_name(k);
+        ADD_FAILURE() << "no error for " << isa_name(k);
       } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(bf16_kernel_name(k)), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(isa_name(k)), std::string::npos) << e.what();
       }
     }
 }
@@ -194,8 +194,8 @@ TEST(OpsBf16Kernels, UnsupportedKernelIsRefusedByName) {
 TEST(OpsBf16KernelsEnv, EnvironmentForcesTheKernel) {
   const char* env = std::getenv("LLM0_KERNEL");
   if (!env) GTEST_SKIP() << "LLM0_KERNEL not set";
-  for (Bf16Kernel k : kKernels)
-    if (std::string(env) == bf16_kernel_name(k)) {
+  for (Isa k : kKernels)
+    if (std::string(env) == isa_name(k)) {
       if (bf16_kernel_supported(k)) {
         EXPECT_EQ(bf16_kernel(), k);
         std::mt19937 rng(23);  // and a decode product through it, I = 333 (every tail)

@@ -29,7 +29,7 @@ using test::rand_vec;
 using test::to_double;
 
 TEST(PagePool, AllocatesCountsAndFrees) {
-  PagePool pool(3, 4, 2, 5, CacheDtype::F32);
+  PagePool pool(3, 4, 2, 5, ElementType::F32);
   EXPECT_EQ(pool.free_pages(), 3);
   EXPECT_EQ(pool.bytes_per_token(), 2u * 2 * 5 * 4);
   const int a = pool.allocate(), b = pool.allocate();
@@ -52,7 +52,7 @@ TEST(PagePool, AllocatesCountsAndFrees) {
 // a discarded page leaves the other pages' rows intact; a pool with every width 0 only counts.
 TEST(PagePool, LayersOfDifferentWidths) {
   const std::vector<PageRows> rows = {{5, 5}, {0, 0}, {7, 3}};
-  PagePool pool(4, 3, rows, CacheDtype::F32);
+  PagePool pool(4, 3, rows, ElementType::F32);
   EXPECT_EQ(pool.bytes_per_token(), (5u + 5 + 7 + 3) * 4);
   EXPECT_EQ(pool.page_bytes(), 3u * (5 + 5 + 7 + 3) * 4);
   EXPECT_EQ(pool.k_width(2), 7);
@@ -78,17 +78,17 @@ TEST(PagePool, LayersOfDifferentWidths) {
   auto table = std::make_shared<PageTable>();
   table->pages = {b};
   EXPECT_THROW(PagedKvCache(pool, table, 1), Error);  // layer 1 has no rows in the pages
-  PagePool counting(2, 4, std::vector<PageRows>(3), CacheDtype::BF16);
+  PagePool counting(2, 4, std::vector<PageRows>(3), ElementType::BF16);
   EXPECT_EQ(counting.bytes_per_token(), 0u);
   EXPECT_EQ(counting.rows(counting.allocate(), 0, 0), nullptr);
-  EXPECT_THROW(PagePool(2, 4, std::vector<PageRows>{}, CacheDtype::F32), Error);
-  EXPECT_THROW(PagePool(2, 4, std::vector<PageRows>{{-1, 2}}, CacheDtype::F32), Error);
+  EXPECT_THROW(PagePool(2, 4, std::vector<PageRows>{}, ElementType::F32), Error);
+  EXPECT_THROW(PagePool(2, 4, std::vector<PageRows>{{-1, 2}}, ElementType::F32), Error);
 }
 
 // Rows written through the cache land at table[j / P], row j % P, of the right layer, K and V
 // apart; BF16 pools round to nearest even.
 TEST(PagedKvCache, WritesRowsThroughThePageTableAndCountsLedgerBytes) {
-  for (CacheDtype dt : {CacheDtype::F32, CacheDtype::BF16}) {
+  for (ElementType dt : {ElementType::F32, ElementType::BF16}) {
     const int P = 3, L = 2, W = 7, T = 8;  // 8 positions over 3 pages of 3
     PagePool pool(5, P, L, W, dt);
     auto table = std::make_shared<PageTable>();
@@ -103,18 +103,18 @@ TEST(PagedKvCache, WritesRowsThroughThePageTableAndCountsLedgerBytes) {
     EXPECT_THROW(layer1.append(8, 2, k.data(), v.data()), Error);  // capacity 9
     EXPECT_THROW(layer1.append(3, 1, k.data(), v.data()), Error);  // not at the end
     EXPECT_EQ(layer1.length(), T);
-    EXPECT_EQ(layer1.bytes_in_use(), (size_t)T * 2 * W * cache_dtype_bytes(dt));
+    EXPECT_EQ(layer1.bytes_in_use(), (size_t)T * 2 * W * element_bytes(dt, 1));
     const KvPages view = layer1.view();
     for (int j = 0; j < T; ++j)
       for (int c = 0; c < W; ++c) {
         const long at = (long)(j % P) * W + c;
-        const float kf = dt == CacheDtype::F32 ? static_cast<const float*>(view.k[j / P])[at]
+        const float kf = dt == ElementType::F32 ? static_cast<const float*>(view.k[j / P])[at]
                                                : bf16_to_float(static_cast<const uint16_t*>(view.k[j / P])[at]);
-        const float vf = dt == CacheDtype::F32 ? static_cast<const float*>(view.v[j / P])[at]
+        const float vf = dt == ElementType::F32 ? static_cast<const float*>(view.v[j / P])[at]
                                                : bf16_to_float(static_cast<const uint16_t*>(view.v[j / P])[at]);
         const float kw = k[(size_t)j * W + c], vw = v[(size_t)j * W + c];
-        EXPECT_EQ(kf, dt == CacheDtype::F32 ? kw : bf16_to_float(float_to_bf16(kw)));
-        EXPECT_EQ(vf, dt == CacheDtype::F32 ? vw : bf16_to_float(float_to_bf16(vw)));
+        EXPECT_EQ(kf, dt == ElementType::F32 ? kw : bf16_to_float(float_to_bf16(kw)));
+        EXPECT_EQ(vf, dt == ElementType::F32 ? vw : bf16_to_float(float_to_bf16(vw)));
       }
     EXPECT_EQ(pool.filled(table->pages[2]), 2);
     pool.retain(table->pages[2]);  // shared: never written
@@ -124,7 +124,7 @@ TEST(PagedKvCache, WritesRowsThroughThePageTableAndCountsLedgerBytes) {
 }
 
 TEST(PrefixCache, ChainsVerifiesAndEvictsDescendants) {
-  PagePool pool(6, 2, 1, 3, CacheDtype::F32);
+  PagePool pool(6, 2, 1, 3, ElementType::F32);
   PrefixCache pc(pool);
   const std::vector<float> rows(6, 0.5f);
   const std::vector<int> t = {5, 6, 7, 8, 9, 10};

@@ -6,36 +6,31 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string_view>
 #include <vector>
 
+#include "core/element_type.h"
 #include "core/tensor.h"
 #include "ops/attention_rows.h"
 
 namespace llm0 {
 
-/// Element type of a cache (`--kv-dtype f32|bf16`).
-enum class CacheDtype { F32, BF16 };
-
-/// "f32" / "bf16".
-const char* cache_dtype_name(CacheDtype dtype);
-/// Bytes per cached number: 4 / 2.
-int cache_dtype_bytes(CacheDtype dtype);
-/// Parses "f32" (or "fp32") and "bf16". Throws llm0::Error naming the value otherwise.
-CacheDtype parse_cache_dtype(std::string_view name);
+/// Throws llm0::Error unless a cache can store `dtype`: the caches store f32 or bf16 (`--kv-dtype`),
+/// not the other element types the ledger counts.
+void check_cache_stores(ElementType dtype);
 
 /// How a layer cache stores its rows: the element type (attention reads BF16 rows as stored,
 /// widening in registers).
 struct CacheStorage {
-  CacheDtype dtype = CacheDtype::F32;
+  ElementType dtype = ElementType::F32;
 };
 
 /// rows × width numbers in `dtype`.
 class CacheRows {
  public:
   CacheRows() = default;
-  /// Allocates rows × width numbers (zero). Throws llm0::Error on negative sizes.
-  CacheRows(long rows, long width, CacheDtype dtype);
+  /// Allocates rows × width numbers (zero). Throws llm0::Error on negative sizes or a dtype no
+  /// cache stores (check_cache_stores).
+  CacheRows(long rows, long width, ElementType dtype);
   /// Rows [row, row + n) = src [n, width] (rounded to BF16 when the store is BF16).
   void write(long row, long n, const float* src);
   /// dst [n, width] = rows [row, row + n), as float32.
@@ -47,13 +42,13 @@ class CacheRows {
   float* f32() { return f32_.data(); }
   const float* f32() const { return f32_.data(); }
   long width() const { return width_; }
-  CacheDtype dtype() const { return dtype_; }
+  ElementType dtype() const { return dtype_; }
   /// Bytes of n rows.
-  size_t bytes(long n) const { return (size_t)n * (size_t)width_ * (size_t)cache_dtype_bytes(dtype_); }
+  size_t bytes(long n) const { return (size_t)element_bytes(dtype_, (uint64_t)n * (uint64_t)width_); }
 
  private:
   long width_ = 0;
-  CacheDtype dtype_ = CacheDtype::F32;
+  ElementType dtype_ = ElementType::F32;
   Tensor f32_;                 // [rows, width] when F32
   std::vector<uint16_t> bf16_;  // [rows, width] when BF16
 };

@@ -14,18 +14,19 @@
 
 namespace llm0 {
 
-PagePool::PagePool(int num_pages, int page_size, int num_layers, int width, CacheDtype dtype)
+PagePool::PagePool(int num_pages, int page_size, int num_layers, int width, ElementType dtype)
     : PagePool(num_pages, page_size,
                std::vector<PageRows>((size_t)std::max(num_layers, 0), PageRows{width, width}),
                dtype) {
   LLM0_CHECK(width > 0, "KV page pool: width={} must be > 0", width);
 }
 
-PagePool::PagePool(int num_pages, int page_size, std::vector<PageRows> layers, CacheDtype dtype)
+PagePool::PagePool(int num_pages, int page_size, std::vector<PageRows> layers, ElementType dtype)
     : page_size_(page_size), layers_(std::move(layers)), dtype_(dtype) {
   LLM0_CHECK(num_pages > 0 && page_size > 0 && !layers_.empty(),
              "KV page pool: pages={} page_size={} layers={} must be > 0", num_pages, page_size,
              layers_.size());
+  check_cache_stores(dtype);
   for (const PageRows& l : layers_) {
     LLM0_CHECK(l.k >= 0 && l.v >= 0, "KV page pool: row widths {} and {} must be >= 0", l.k, l.v);
     layer_off_.push_back(token_numbers_);
@@ -36,21 +37,21 @@ PagePool::PagePool(int num_pages, int page_size, std::vector<PageRows> layers, C
              num_pages, page_size);
   try {
     if (numbers == 0) {
-    } else if (dtype == CacheDtype::F32) {
+    } else if (dtype == ElementType::F32) {
       f32_.reset(new float[(size_t)numbers]);
     } else {
       bf16_.reset(new uint16_t[(size_t)numbers]);
     }
   } catch (const std::bad_alloc&) {
     LLM0_FAIL("KV page pool: cannot allocate {} pages of {} tokens ({} MiB)", num_pages,
-              page_size, numbers * cache_dtype_bytes(dtype) / (1 << 20));
+              page_size, numbers * (double)element_bytes(dtype, 1) / (1 << 20));
   }
   refs_.assign((size_t)num_pages, 0), filled_.assign((size_t)num_pages, 0);
   for (int p = num_pages - 1; p >= 0; --p) free_.push_back(p);  // page 0 is taken first
 }
 
 size_t PagePool::bytes_per_token() const {
-  return token_numbers_ * (size_t)cache_dtype_bytes(dtype_);
+  return (size_t)element_bytes(dtype_, token_numbers_);
 }
 
 int PagePool::allocate() {
@@ -106,7 +107,7 @@ void PagePool::write(int page, int il, int slot, int n, const float* k, const fl
     if (count == 0) continue;
     const size_t at = offset(page, il, kv) + (size_t)slot * width;
     const float* src = kv ? v : k;
-    if (dtype_ == CacheDtype::F32) std::memcpy(f32_.get() + at, src, count * sizeof(float));
+    if (dtype_ == ElementType::F32) std::memcpy(f32_.get() + at, src, count * sizeof(float));
     else
       for (size_t i = 0; i < count; ++i) bf16_[at + i] = float_to_bf16(src[i]);
   }
@@ -117,7 +118,7 @@ void PagePool::write(int page, int il, int slot, int n, const float* k, const fl
 const void* PagePool::rows(int page, int il, int kv) const {
   if (token_numbers_ == 0) return nullptr;  // a counting-only pool holds no rows
   const size_t at = offset(page, il, kv);
-  if (dtype_ == CacheDtype::F32) return f32_.get() + at;
+  if (dtype_ == ElementType::F32) return f32_.get() + at;
   return bf16_.get() + at;
 }
 

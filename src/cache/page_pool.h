@@ -29,9 +29,9 @@ class PagePool {
   /// each). Throws llm0::Error on non-positive counts, negative widths, no layer, or a pool over
   /// 2^40 numbers. With every width 0 the pages hold no rows: the pool then only counts pages
   /// (the serving engine's budget unit).
-  PagePool(int num_pages, int page_size, std::vector<PageRows> layers, CacheDtype dtype);
+  PagePool(int num_pages, int page_size, std::vector<PageRows> layers, ElementType dtype);
   /// Every one of num_layers layers with K and V rows of `width` numbers (Hkv·D).
-  PagePool(int num_pages, int page_size, int num_layers, int width, CacheDtype dtype);
+  PagePool(int num_pages, int page_size, int num_layers, int width, ElementType dtype);
 
   int num_pages() const { return (int)refs_.size(); }
   int page_size() const { return page_size_; }
@@ -39,7 +39,7 @@ class PagePool {
   /// Numbers per token of layer il's K / V row.
   int k_width(int il) const { return layers_.at((size_t)il).k; }
   int v_width(int il) const { return layers_.at((size_t)il).v; }
-  CacheDtype dtype() const { return dtype_; }
+  ElementType dtype() const { return dtype_; }
   /// Bytes of one token position in all paged layers (K and V): what `llm0 kv` gives per token
   /// for those layers.
   size_t bytes_per_token() const;
@@ -78,7 +78,7 @@ class PagePool {
   std::vector<PageRows> layers_;
   std::vector<size_t> layer_off_;  // [L] numbers per token before layer il's K row
   size_t token_numbers_ = 0;       // Σ (k + v) over layers
-  CacheDtype dtype_;
+  ElementType dtype_;
   // [pages, page_size × Σ(k + v)] (F32) or the same in BF16. Not zero-filled: the OS maps a
   // page of memory when a row is first written, so resident memory follows the tokens held.
   std::unique_ptr<float[]> f32_;

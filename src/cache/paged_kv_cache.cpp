@@ -22,14 +22,14 @@ PagedKvCache::PagedKvCache(PagePool& pool, std::shared_ptr<const PageTable> tabl
 }
 
 namespace {
-std::shared_ptr<PagePool> one_page_pool(int capacity, PageRows rows, CacheDtype dtype) {
+std::shared_ptr<PagePool> one_page_pool(int capacity, PageRows rows, ElementType dtype) {
   LLM0_CHECK(capacity > 0 && rows.k > 0 && rows.v >= 0, "KV cache: capacity {} and row of {} "
              "K + {} V numbers must be positive", capacity, rows.k, rows.v);
   return std::make_shared<PagePool>(1, capacity, std::vector<PageRows>{rows}, dtype);
 }
 }  // namespace
 
-PagedKvCache::PagedKvCache(int capacity, PageRows rows, CacheDtype dtype)
+PagedKvCache::PagedKvCache(int capacity, PageRows rows, ElementType dtype)
     : PagedKvCache(one_page_pool(capacity, rows, dtype)) {}
 
 PagedKvCache::PagedKvCache(std::shared_ptr<PagePool> own)
@@ -71,7 +71,7 @@ KvPages PagedKvCache::view() const {
   KvPages p;
   p.k = k_.data(), p.v = v_.data();
   p.page_size = pool_->page_size();
-  p.bf16 = pool_->dtype() == CacheDtype::BF16;
+  p.bf16 = pool_->dtype() == ElementType::BF16;
   return p;
 }
 

@@ -34,7 +34,7 @@ class PagedKvCache final : public LayerCache {
   /// of its own, holding one layer's rows of `rows.k` K and `rows.v` V numbers per token
   /// (rows.v = 0: K-only rows, MLA's latent [c | k_pe] or shared-KV attention's one row) in
   /// `dtype`. Throws llm0::Error for capacity < 1 or rows.k < 1.
-  PagedKvCache(int capacity, PageRows rows, CacheDtype dtype);
+  PagedKvCache(int capacity, PageRows rows, ElementType dtype);
 
   int length() const override { return length_; }
   /// Positions the table's pages hold: pages × page_size.
@@ -42,7 +42,7 @@ class PagedKvCache final : public LayerCache {
   size_t bytes_in_use() const override;
   size_t bytes_allocated() const override;
   void reset() override { length_ = 0; }
-  int bytes_per_number() const override { return cache_dtype_bytes(pool_->dtype()); }
+  int bytes_per_number() const override { return (int)element_bytes(pool_->dtype(), 1); }
 
   /// Stores K [n, k_width], V [n, v_width] float32 for positions [pos, pos + n) into the pool
   /// (rounded when BF16; v may be null when the layer has no V row: MLA's latent rows). Throws llm0::Error if pos != length(), the capacity would overflow, or a target page

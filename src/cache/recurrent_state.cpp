@@ -7,7 +7,7 @@
 
 namespace llm0 {
 
-RecurrentState::RecurrentState(int capacity, const GatedDeltaNetConfig& c, CacheDtype window_dtype)
+RecurrentState::RecurrentState(int capacity, const GatedDeltaNetConfig& c, ElementType window_dtype)
     : capacity_(capacity), window_rows_(c.linear_conv_kernel_dim - 1) {
   LLM0_CHECK(capacity > 0 && c.linear_num_value_heads > 0 && c.linear_key_head_dim > 0 &&
                  c.linear_value_head_dim > 0 && c.linear_conv_kernel_dim > 0,
@@ -18,17 +18,17 @@ RecurrentState::RecurrentState(int capacity, const GatedDeltaNetConfig& c, Cache
   state_.assign((size_t)c.linear_num_value_heads * c.linear_key_head_dim *
                     c.linear_value_head_dim, 0.0f);
   window_ = CacheRows(window_rows_, c.conv_channels(), window_dtype);
-  if (window_dtype == CacheDtype::BF16) window_f32_.assign((size_t)window_rows_ * c.conv_channels(), 0.0f);
+  if (window_dtype == ElementType::BF16) window_f32_.assign((size_t)window_rows_ * c.conv_channels(), 0.0f);
 }
 
 float* RecurrentState::window() {
-  if (window_.dtype() == CacheDtype::F32) return window_.f32();
+  if (window_.dtype() == ElementType::F32) return window_.f32();
   window_.read(0, window_rows_, window_f32_.data());
   return window_f32_.data();
 }
 
 void RecurrentState::store_window() {
-  if (window_.dtype() == CacheDtype::BF16) window_.write(0, window_rows_, window_f32_.data());
+  if (window_.dtype() == ElementType::BF16) window_.write(0, window_rows_, window_f32_.data());
 }
 
 size_t RecurrentState::bytes_in_use() const {

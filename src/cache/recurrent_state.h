@@ -22,7 +22,7 @@ class RecurrentState final : public LayerCache {
   /// Zero state and window. `capacity` is the position limit (the state itself never fills);
   /// `window_dtype` the element type of the conv window. Throws llm0::Error on non-positive sizes.
   RecurrentState(int capacity, const GatedDeltaNetConfig& cfg,
-                 CacheDtype window_dtype = CacheDtype::F32);
+                 ElementType window_dtype = ElementType::F32);
 
   int length() const override { return length_; }
   int capacity() const override { return capacity_; }
@@ -35,7 +35,7 @@ class RecurrentState final : public LayerCache {
 
   float* state() { return state_.data(); }     ///< [nv, dk, dv]
   /// Element type of the conv window.
-  CacheDtype window_dtype() const { return window_.dtype(); }
+  ElementType window_dtype() const { return window_.dtype(); }
   /// The window [K−1, Cc], oldest first, as float32: the store itself (f32), or widened into a
   /// working copy (bf16) that store_window() rounds back.
   float* window();

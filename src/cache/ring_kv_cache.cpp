@@ -70,7 +70,7 @@ void RingKvCache::append(int pos, int Tn, float* k_new, float* v_new) {
   const int keep = std::min(Tn, slots_), first = pos + Tn - keep;  // positions [first, pos + Tn)
   const long skip = (long)(Tn - keep);
   copy_rows(first % slots_, keep, k_new + skip * Hkv_ * D_, v_new + skip * Hkv_ * Dv_);
-  if (k_.dtype() == CacheDtype::BF16) {  // the new rows as stored: rounded to BF16
+  if (k_.dtype() == ElementType::BF16) {  // the new rows as stored: rounded to BF16
     round_to_bf16(k_new, (long)Tn * Hkv_ * D_);
     round_to_bf16(v_new, (long)Tn * Hkv_ * Dv_);
   }

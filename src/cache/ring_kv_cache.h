@@ -30,7 +30,7 @@ class RingKvCache final : public LayerCache {
   /// min(W, capacity) × Hkv × (D + Dv) × (4 or 2) bytes.
   size_t bytes_allocated() const override;
   void reset() override { length_ = 0; }
-  int bytes_per_number() const override { return cache_dtype_bytes(k_.dtype()); }
+  int bytes_per_number() const override { return (int)element_bytes(k_.dtype(), 1); }
 
   int window() const { return W_; }
   /// Positions held: min(length, W).

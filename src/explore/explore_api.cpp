@@ -15,6 +15,7 @@
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
 #include "ledger/kv_ledger.h"
+#include "lesson/lesson_json.h"
 #include "lesson/lesson_shapes.h"
 
 namespace llm0::explore {
@@ -92,7 +93,8 @@ bool method_allowed(const std::string& method, const std::string& allow) {
   return (get && (method == "GET" || method == "HEAD")) || (post && method == "POST");
 }
 
-ExploreApi::ExploreApi(const ExploreOptions& opt) : opt_(opt), threads_(num_threads()) {
+ExploreApi::ExploreApi(const ExploreOptions& opt)
+    : opt_(opt), default_asker_(lesson::default_asker()), threads_(num_threads()) {
   LLM0_CHECK(opt_.lang == "zh" || opt_.lang == "en", "--lang must be zh or en, got \"{}\"", opt_.lang);
   LLM0_CHECK(!opt_.runs_dir.empty(), "--runs must name a directory");
   if (!opt_.model_dir.empty()) model_ = load_generation_model(opt_.model_dir);
@@ -207,7 +209,7 @@ json ExploreApi::info(bool static_copy) const {
                       {"config_layers", kKvMaxLayers},
                       {"uri_bytes", ExploreLimits::kUriBytes}}},
           {"model", [this] { std::lock_guard<std::mutex> info(info_mu_); return model_info_; }()},
-          {"model_hint", "llm0 explore --model runs/small"}};
+          {"model_hint", "llm0 explore --model runs/small"}, {"default_asker", default_asker_}};
 }
 
 std::vector<std::string> reference_config_names() {

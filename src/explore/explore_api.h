@@ -2,8 +2,16 @@
 // request -> JSON or error object, with no socket (explore_http.h serves it over HTTP,
 // explore_export.h bakes it into a static copy). Each endpoint answers what its CLI twin
 // (`llm0 lesson ... --json`, `llm0 kv ... --json`) prints, built by the same lesson:: / ledger
-// functions. Requests run concurrently (one per HTTP thread); only those that use the loaded model
-// take its lock (Model keeps per-call scratch and counters: not re-entrant).
+// functions. Requests run concurrently (one per HTTP thread), and these locks order them:
+//   - the loaded model's lock (require_model's ModelLease): its endpoints (attention-map,
+//     generate-steps, the kv-cache lesson with model=loaded) and load_model (POST model) wait for
+//     each other (Model keeps per-call scratch and counters: not re-entrant);
+//   - info_mu_, under which the model's description (info.model, the default sentence, its name)
+//     is read and replaced, so info never waits for a computation on the model;
+//   - the heavy turn (heavy_turn: a growth table not yet memoised, a measure=true model): one
+//     computes at a time, at most kHeavyRequests hold or wait for it, one more gets 503 busy;
+//   - start_mutex, held while a training is checked and started; the growth memo's own lock.
+// The teaching-world lesson, shapes and the ledgers without measure take none of them.
 #pragma once
 #include <atomic>
 #include <memory>
@@ -61,8 +69,7 @@ class ExploreApi {
   explicit ExploreApi(const ExploreOptions& opt);
 
   /// Answers one request (200 + JSON, or an error status + error_json). Never throws. Safe to
-  /// call from many threads at once: the teaching-world lessons, shapes and ledgers build their
-  /// own small models, so only the loaded model's endpoints wait for each other (require_model).
+  /// call from many threads at once (the locks: this file's header).
   /// Each calling thread adopts, once, the OpenMP thread count the constructing thread had
   /// (`--threads`; adopt_num_threads: OpenMP's setting is per thread, and the HTTP threads would
   /// otherwise start with all cores).
@@ -131,6 +138,7 @@ class ExploreApi {
   void describe_model();  // model_info_ and default_text_ of model_ (under model_mu_)
 
   ExploreOptions opt_;
+  std::string default_asker_;   // info's "default_asker" (lesson::default_asker)
   GenerationModel model_;
   mutable std::mutex info_mu_;  // model_info_, default_text_, model_name_, generation_
   nlohmann::json model_info_;   // info's "model" (null when none)

@@ -14,7 +14,7 @@ namespace {
 KvOptions kv_options(const QueryArgs& q) {
   KvOptions opt;
   if (q.has("context")) opt.context = q.integer("context", 0, (int64_t)1 << 40, 0);
-  opt.dtype = parse_kv_dtype(q.text("dtype", "bf16"));
+  opt.dtype = parse_element_type(q.text("dtype", "bf16"));
   if (q.has("as")) opt.as = parse_kv_as(q.text("as"));
   return opt;
 }

@@ -23,7 +23,7 @@ bool use_bf16(WeightsDtype weights, DType stored) {
 void apply_infer_dtypes(Model& model, const InferDtypes& d, DType stored) {
   const bool bf16 = use_bf16(d.weights, stored);
   if (bf16) model.use_bf16_weights();
-  model.set_kv_dtype(d.kv.value_or(bf16 ? CacheDtype::BF16 : CacheDtype::F32));
+  model.set_kv_dtype(d.kv.value_or(bf16 ? ElementType::BF16 : ElementType::F32));
 }
 
 }  // namespace llm0

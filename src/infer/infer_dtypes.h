@@ -20,7 +20,7 @@ WeightsDtype parse_weights_dtype(std::string_view name);
 
 struct InferDtypes {
   WeightsDtype weights = WeightsDtype::Auto;
-  std::optional<CacheDtype> kv;  // unset: BF16 when the weights are BF16, else float32
+  std::optional<ElementType> kv;  // unset: BF16 when the weights are BF16, else float32
 };
 
 /// What `weights` means for a checkpoint whose matrices are stored as `stored`: auto gives BF16

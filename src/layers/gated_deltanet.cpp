@@ -243,7 +243,7 @@ void GatedDeltaNetLayer::backward(float* dx, const float* dy, const float* x, in
 }
 
 void GatedDeltaNetLayer::round_as_stored(const RecurrentState& rs, float* mixed, int Tn) const {
-  if (rs.window_dtype() != CacheDtype::BF16) return;
+  if (rs.window_dtype() != ElementType::BF16) return;
   for (size_t i = 0; i < (size_t)Tn * cfg.conv_channels(); ++i)
     mixed[i] = bf16_to_float(float_to_bf16(mixed[i]));
 }

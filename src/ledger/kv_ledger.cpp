@@ -30,18 +30,13 @@ struct AttentionCost {
   std::string formula;
 };
 
-AttentionKind kind_of(int64_t H, int64_t Hkv) {
-  if (Hkv == H) return AttentionKind::kMHA;
-  return Hkv == 1 ? AttentionKind::kMQA : AttentionKind::kGQA;
-}
-
 // MHA/GQA/MQA: num_key_value_heads × (K dim + V dim) numbers per token.
 AttentionCost standard_cost(int64_t H, int64_t Hkv, int64_t k_dim, int64_t v_dim, int eb,
                             const char* dtype, std::string_view source) {
   LLM0_CHECK(Hkv <= H && H % Hkv == 0,
              "{}: num_attention_heads={} not divisible by num_key_value_heads={}", source, H,
              Hkv);
-  AttentionCost c{kind_of(H, Hkv), Hkv, k_dim, v_dim, 0, ""};
+  AttentionCost c{attention_kind_of(H, Hkv), Hkv, k_dim, v_dim, 0, ""};
   c.bytes = mul_checked(static_cast<uint64_t>(Hkv) * static_cast<uint64_t>(k_dim + v_dim),
                         static_cast<uint64_t>(eb), "bytes per token per layer", source);
   const std::string head = k_dim == v_dim
@@ -68,8 +63,8 @@ AttentionCost mla_cost(const ConfigFields& f, int64_t H, int eb, const char* dty
 
 // The attention layers' cost, honouring --as.
 AttentionCost attention_cost(const ConfigFields& f, const KvOptions& opt, bool mla, int64_t H) {
-  const int eb = kv_dtype_bytes(opt.dtype);
-  const char* dt = kv_dtype_name(opt.dtype);
+  const int eb = (int)element_bytes(opt.dtype, 1);
+  const char* dt = element_type_ledger_name(opt.dtype);
   int64_t k_dim = 0, v_dim = 0, Hkv = 0;
   if (mla) {
     const AttentionCost m = mla_cost(f, H, eb, dt);
@@ -101,13 +96,13 @@ AttentionCost attention_cost(const ConfigFields& f, const KvOptions& opt, bool m
 }
 
 // Linear-attention (Gated DeltaNet) layer: fixed FP32 state plus the conv window.
-KvLayerGroup linear_group(const ConfigFields& f, KvDtype dtype, KvLedger& out) {
+KvLayerGroup linear_group(const ConfigFields& f, ElementType dtype, KvLedger& out) {
   const int64_t Hv = f.positive("linear_num_value_heads"), Hk = f.positive("linear_num_key_heads");
   const int64_t Dk = f.positive("linear_key_head_dim"), Dv = f.positive("linear_value_head_dim");
   const int64_t kernel = f.positive("linear_conv_kernel_dim");
   LLM0_CHECK(Hv % Hk == 0, "{}: linear_num_value_heads={} not divisible by linear_num_key_heads={}",
              f.source, Hv, Hk);
-  const int eb = kv_dtype_bytes(dtype);
+  const int eb = (int)element_bytes(dtype, 1);
   KvLayerGroup g;
   g.layer_type = "linear_attention";
   g.state_bytes_per_layer = mul_checked(static_cast<uint64_t>(Hv * Dk),
@@ -122,19 +117,19 @@ KvLayerGroup linear_group(const ConfigFields& f, KvDtype dtype, KvLedger& out) {
       "× 4 B (fp32) = {} B; conv window (linear_conv_kernel_dim {} - 1) × channels {} (2 × "
       "linear_num_key_heads {} × {} + {} × {}) × {} B ({}) = {} B; fixed, per layer",
       Hv, Dk, Dv, format_thousands(g.state_bytes_per_layer), kernel, out.conv_channels, Hk, Dk, Hv,
-      Dv, eb, kv_dtype_name(dtype), format_thousands(g.conv_bytes_per_layer));
+      Dv, eb, element_type_ledger_name(dtype), format_thousands(g.conv_bytes_per_layer));
   return g;
 }
 
 // MLA's "what it stands for": every head's full K (nope + rope) and V. Lenient: a config that
 // lacks a per-head size still gets its latent bytes; only this line says what is unknown.
-void mla_expanded(const ConfigFields& f, int64_t H, int64_t L, KvDtype dtype, KvLedger& out) {
+void mla_expanded(const ConfigFields& f, int64_t H, int64_t L, ElementType dtype, KvLedger& out) {
   for (const char* key : {"qk_nope_head_dim", "v_head_dim"})
     if (!f.has(key)) {
       out.mla_expanded_formula = format("unknown: the config has no {}", key);
       return;
     }
-  const int eb = kv_dtype_bytes(dtype);
+  const int eb = (int)element_bytes(dtype, 1);
   const int64_t nope = f.positive("qk_nope_head_dim"), rope = f.positive("qk_rope_head_dim");
   const int64_t dv = f.positive("v_head_dim");
   const uint64_t per_layer = static_cast<uint64_t>(H * (nope + rope + dv)) * eb;
@@ -192,9 +187,9 @@ std::optional<ModelConfig> engine_config(const ConfigFields& f, const KvOptions&
 // Layer il's bytes from its CacheSpec, in `dtype`. `field` (the kinds with a field formula) must
 // agree and keeps its formula; the others get the spec's.
 KvLayerGroup spec_group(const std::string& t, int il, const CacheSpec& s,
-                        std::optional<KvLayerGroup> field, KvDtype dtype,
+                        std::optional<KvLayerGroup> field, ElementType dtype,
                         std::string_view source) {
-  const uint64_t eb = static_cast<uint64_t>(kv_dtype_bytes(dtype));
+  const uint64_t eb = element_bytes(dtype, 1);
   KvLayerGroup g;
   g.layer_type = t;
   g.bytes_per_token_per_layer = static_cast<uint64_t>(s.token_numbers()) * eb;
@@ -216,7 +211,7 @@ KvLayerGroup spec_group(const std::string& t, int il, const CacheSpec& s,
       ? format("(K {} + V {}) numbers", s.k_numbers, s.v_numbers)
       : format("one K row of {} numbers, no V row,", s.k_numbers);
   g.formula = format("{} × {} B ({}) = {} B per token per layer ({}'s cache spec)", g.formula, eb,
-                     kv_dtype_name(dtype), format_thousands(g.bytes_per_token_per_layer), t);
+                     element_type_ledger_name(dtype), format_thousands(g.bytes_per_token_per_layer), t);
   if (g.window > 0) g.formula += format(", held for min(context, {}) tokens", g.window);
   if (s.state_numbers + s.state_f32_numbers > 0)
     g.formula += format("; fixed state {} B per layer",
@@ -272,27 +267,15 @@ void total_up(std::string_view source, KvLedger& out) {
   out.total_bytes_at_context = out.kv_bytes_at_context + out.fixed_state_bytes;
 }
 
-// "GQA", "hybrid: GQA + linear attention", "mixed: shared-KV attention + GQA": the layers' kinds
-// (MHA/GQA/MQA/MLA for attention the fields describe, else the kind table's name), growing ones
-// first, each once.
+// The layers' label (config/attention_kind.h): MHA/GQA/MQA/MLA for attention the fields
+// describe, else the kind table's name.
 std::string summary(const KvLedger& l) {
-  std::vector<std::string> growing, fixed;
-  for (const KvLayerGroup& g : l.groups) {
-    const std::string label = g.attention ? attention_kind_name(*g.attention)
-                                          : layer_kind_info(*layer_kind_named(g.layer_type)).display;
-    std::vector<std::string>& list = g.bytes_per_token_per_layer > 0 ? growing : fixed;
-    if (std::find(list.begin(), list.end(), label) == list.end()) list.push_back(label);
-  }
-  auto join = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (const std::string& x : v) s += (s.empty() ? "" : " + ") + x;
-    return s;
-  };
-  std::string s = growing.size() > 1 ? "mixed: " + join(growing) : join(growing);
-  if (!fixed.empty()) s = growing.empty() ? join(fixed) : "hybrid: " + join(growing) + " + " + join(fixed);
-  if (l.sliding_window > 0) s += format(", sliding window {}", l.sliding_window);
-  if (!l.as.empty()) s += " (recomputed as " + l.as + ")";
-  return s;
+  std::vector<AttentionPart> parts;
+  for (const KvLayerGroup& g : l.groups)
+    parts.push_back({g.attention ? attention_kind_name(*g.attention)
+                                 : layer_kind_info(*layer_kind_named(g.layer_type)).display,
+                     g.bytes_per_token_per_layer > 0});
+  return attention_label(parts, l.sliding_window, l.as);
 }
 
 }  // namespace
@@ -320,9 +303,7 @@ KvLedger kv_ledger(const nlohmann::json& config, const KvOptions& opt, std::stri
   out.attention_kind = attn.kind;
   out.num_key_value_heads = attn.num_key_value_heads;
   out.head_dim = attn.k_dim, out.v_head_dim = attn.v_dim;
-  if (opt.as)
-    out.as = opt.as->kind == AttentionKind::kGQA ? format("GQA:{}", opt.as->groups)
-                                                 : attention_kind_name(opt.as->kind);
+  if (opt.as) out.as = attention_kind_label(opt.as->kind, opt.as->groups);
   const std::vector<std::string> types = resolve_layer_types(f, out.num_hidden_layers);
   build_groups(f, opt, attn, types, engine_config(f, opt, attn, types), out);
   out.hybrid = std::any_of(out.groups.begin(), out.groups.end(),

@@ -22,25 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "config/attention_kind.h"
+#include "core/element_type.h"
+
 namespace llm0 {
-
-/// Element type of cached K/V numbers (and of the causal-conv window); the linear-attention
-/// state is always FP32.
-enum class KvDtype { kBf16, kFp16, kFp8, kFp32 };
-
-/// Parses "bf16" | "fp16" | "fp8" | "fp32" (also "f32", as `--kv-dtype` spells it). Throws
-/// llm0::Error naming the bad value.
-KvDtype parse_kv_dtype(std::string_view name);
-/// The lower-case name used by parse_kv_dtype ("bf16", ...).
-const char* kv_dtype_name(KvDtype dtype);
-/// Bytes per element: bf16/fp16 2, fp8 1, fp32 4.
-int kv_dtype_bytes(KvDtype dtype);
-
-/// How the attention layers share K/V: MHA (num_key_value_heads = num_attention_heads),
-/// GQA (1 < num_key_value_heads < num_attention_heads), MQA (one KV head), MLA (latent cache).
-enum class AttentionKind { kMHA, kGQA, kMQA, kMLA };
-/// "MHA", "GQA", "MQA" or "MLA".
-const char* attention_kind_name(AttentionKind kind);
 
 /// A "what if" recomputation (`--as`): the attention layers recomputed as MHA, MQA or GQA with
 /// `groups` KV heads. For an MLA model the per-head K/V sizes are qk_nope_head_dim +
@@ -56,7 +41,8 @@ KvAs parse_kv_as(std::string_view text);
 /// What to compute. Defaults: context = max_position_embeddings of the config, BF16, as-is.
 struct KvOptions {
   std::optional<int64_t> context;  ///< tokens; must be ≥ 0 (checked by kv_ledger)
-  KvDtype dtype = KvDtype::kBf16;  ///< element type of K/V and of the conv window
+  ElementType dtype = ElementType::BF16;  ///< element type of K/V and of the conv window (the
+                                          ///< linear-attention state is always FP32)
   std::optional<KvAs> as;          ///< recompute the attention layers as another kind
 };
 
@@ -78,12 +64,12 @@ struct KvLayerGroup {
 struct KvLedger {
   std::string source;         ///< where the config came from (file path or "config.json")
   std::string model_type;     ///< config's model_type ("" if absent)
-  std::string attention;      ///< human summary from the layers, e.g. "GQA", "hybrid: GQA + linear
+  std::string attention;      ///< attention_label of the layers, e.g. "GQA", "hybrid: GQA + linear
                               ///< attention", "shared-KV attention", "mixed: shared-KV attention + GQA"
   AttentionKind attention_kind = AttentionKind::kMHA;  ///< kind of the attention layers' fields
   bool hybrid = false;        ///< true when some layers hold a fixed state only (linear attention)
   std::string as;             ///< "" or the --as kind ("MHA", "MQA", "GQA:4")
-  KvDtype dtype = KvDtype::kBf16;
+  ElementType dtype = ElementType::BF16;  ///< as KvOptions::dtype
   int64_t num_hidden_layers = 0;
   int64_t num_attention_heads = 0;
   int64_t num_key_value_heads = 0;  ///< after --as; for MLA the config's value

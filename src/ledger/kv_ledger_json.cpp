@@ -1,4 +1,4 @@
-// KV ledger plumbing: dtype and --as parsing, names, reading a config file, and to_json.
+// KV ledger plumbing: --as parsing, reading a config file, and to_json.
 #include <fstream>
 
 #include "core/check.h"
@@ -8,42 +8,6 @@
 namespace llm0 {
 
 using nlohmann::json;
-
-KvDtype parse_kv_dtype(std::string_view name) {
-  if (name == "bf16") return KvDtype::kBf16;
-  if (name == "fp16") return KvDtype::kFp16;
-  if (name == "fp8") return KvDtype::kFp8;
-  if (name == "fp32" || name == "f32") return KvDtype::kFp32;  // f32: the engine's --kv-dtype name
-  LLM0_FAIL("unknown dtype \"{}\" (expected bf16, fp16, fp8 or fp32)", name);
-}
-
-const char* kv_dtype_name(KvDtype dtype) {
-  switch (dtype) {
-    case KvDtype::kBf16: return "bf16";
-    case KvDtype::kFp16: return "fp16";
-    case KvDtype::kFp8: return "fp8";
-    case KvDtype::kFp32: return "fp32";
-  }
-  return "?";
-}
-
-int kv_dtype_bytes(KvDtype dtype) {
-  switch (dtype) {
-    case KvDtype::kFp8: return 1;
-    case KvDtype::kFp32: return 4;
-    default: return 2;
-  }
-}
-
-const char* attention_kind_name(AttentionKind kind) {
-  switch (kind) {
-    case AttentionKind::kMHA: return "MHA";
-    case AttentionKind::kGQA: return "GQA";
-    case AttentionKind::kMQA: return "MQA";
-    case AttentionKind::kMLA: return "MLA";
-  }
-  return "?";
-}
 
 KvAs parse_kv_as(std::string_view text) {
   if (text == "mha") return {AttentionKind::kMHA, 0};
@@ -81,8 +45,8 @@ json to_json(const KvLedger& l) {
   }
   json j = {{"source", l.source}, {"model_type", l.model_type}, {"attention", l.attention},
             {"attention_kind", attention_kind_name(l.attention_kind)}, {"hybrid", l.hybrid},
-            {"as", l.as}, {"dtype", kv_dtype_name(l.dtype)},
-            {"bytes_per_element", kv_dtype_bytes(l.dtype)},
+            {"as", l.as}, {"dtype", element_type_ledger_name(l.dtype)},
+            {"bytes_per_element", (int)element_bytes(l.dtype, 1)},
             {"num_hidden_layers", l.num_hidden_layers}, {"layers", layers},
             {"num_attention_heads", l.num_attention_heads},
             {"num_key_value_heads", l.num_key_value_heads}, {"head_dim", l.head_dim},
@@ -92,7 +56,7 @@ json to_json(const KvLedger& l) {
             {"kv_bytes_at_context", l.kv_bytes_at_context},
             {"linear_state_bytes", l.linear_state_bytes}, {"linear_state_dtype", "fp32"},
             {"conv_state_bytes", l.conv_state_bytes},
-            {"conv_state_dtype", kv_dtype_name(l.dtype)},
+            {"conv_state_dtype", element_type_ledger_name(l.dtype)},
             {"conv_window_positions", l.conv_window_positions},
             {"conv_channels", l.conv_channels}, {"fixed_state_bytes", l.fixed_state_bytes},
             {"total_bytes_at_context", l.total_bytes_at_context}, {"groups", groups},

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "config/attention_kind.h"
 #include "core/check.h"
 #include "lesson/lesson_printf.h"
 #include "ledger/kv_format.h"
@@ -65,19 +66,23 @@ CacheKindsLesson run_cache_kinds_lesson(const CacheKindOptions& opt) {
   CacheKindsLesson l;
   l.hidden_size = C, l.heads = 4, l.head_dim = C / 4, l.layers = 2;
   l.kv_lora_rank = C, l.rope_dim = C / 8;
-  const struct { const char* name; int kv_heads; bool mla; MlaDecode form; } kinds[] = {
-      {"MHA", 4, false, MlaDecode::Absorbed}, {"GQA", 2, false, MlaDecode::Absorbed},
-      {"MQA", 1, false, MlaDecode::Absorbed}, {"MLA absorbed", 0, true, MlaDecode::Absorbed},
-      {"MLA expanded", 0, true, MlaDecode::Expanded}};
+  // MHA, GQA, MQA (4 query heads, 4, 2 or 1 KV heads), MLA in both decode forms.
+  const struct { int kv_heads; bool mla; MlaDecode form; } kinds[] = {
+      {4, false, MlaDecode::Absorbed}, {2, false, MlaDecode::Absorbed},
+      {1, false, MlaDecode::Absorbed}, {0, true, MlaDecode::Absorbed},
+      {0, true, MlaDecode::Expanded}};
   for (const auto& k : kinds) {
     Model m(kind_config(C, max_ctx, k.kv_heads, k.mla));
     init_weights(m, 1);
-    for (int n : opt.contexts) l.rows.push_back(measure(m, k.form, k.name, n, G));
+    const ModelConfig& c = m.config();
+    std::string name =
+        attention_kind_name(attention_kind_of(c.num_attention_heads, c.num_key_value_heads, k.mla));
+    if (k.mla) name += k.form == MlaDecode::Absorbed ? " absorbed" : " expanded";
+    for (int n : opt.contexts) l.rows.push_back(measure(m, k.form, name, n, G));
   }
   for (const char* stem : {"deepseek-llm-67b", "deepseek-v2"}) {
     const KvLedger k = kv_ledger_from_file(opt.reference_dir + "/" + stem + ".json", {});
-    l.ledger.push_back({stem, k.as.empty() ? attention_kind_name(k.attention_kind) : k.as,
-                        k.kv_bytes_per_token});
+    l.ledger.push_back({stem, k.attention, k.kv_bytes_per_token});
   }
   l.mla_saving = 1.0 - (double)l.ledger[1].bytes_per_token / (double)l.ledger[0].bytes_per_token;
   return l;

@@ -34,7 +34,7 @@ struct CacheKindRow {
 
 /// One public model from `llm0 kv` (BF16, as the checkpoints ship).
 struct CacheKindLedger {
-  std::string model, attention;      ///< file stem, "GQA:8" / "MLA"
+  std::string model, attention;      ///< file stem, the ledger's label ("GQA", "MLA")
   uint64_t bytes_per_token = 0;
 };
 

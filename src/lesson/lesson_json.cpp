@@ -14,6 +14,12 @@ TeachingWorld attention_world(const std::string& world_path, const std::string& 
   return asker.empty() ? w : with_asker(w, asker);
 }
 
+std::string default_asker() {
+  const TeachingWorld w = attention_world("", "");
+  LLM0_CHECK(w.swap.has_value(), "{}: no \"swap_test\", so there is no asker", w.source);
+  return w.tokens[(size_t)w.swap->query];
+}
+
 namespace {
 
 // A shipped config is named by its place in the repository, not this machine's path.

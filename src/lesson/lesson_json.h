@@ -20,6 +20,11 @@ namespace llm0::lesson {
 /// field or token.
 TeachingWorld attention_world(const std::string& world_path, const std::string& asker);
 
+/// The token of the shipped world's swap-test query row ("给了"): the asker of `llm0 lesson
+/// attention` without --asker, which the explorer states once (info.default_asker) for its pages.
+/// Throws llm0::Error when the shipped world cannot be read or has no "swap_test".
+std::string default_asker();
+
 /// Where the kv-cache lesson's model comes from: a loaded model (then `model_name` names it in
 /// the JSON) or, when `model` is null, a random model of `config` (empty = the shipped
 /// configs/lesson-tiny.json) with weights from `seed`.

@@ -8,18 +8,17 @@
 namespace llm0::lesson {
 
 std::vector<KvBytesRow> measure_kv_bytes(Model& model, const std::vector<int>& tokens) {
-  const CacheDtype saved = model.kv_dtype();
+  const ElementType saved = model.kv_dtype();
   std::vector<KvBytesRow> rows;
   std::vector<float> logits((size_t)model.config().vocab_size);
-  for (auto [engine, ledger] : {std::pair{CacheDtype::F32, KvDtype::kFp32},
-                                std::pair{CacheDtype::BF16, KvDtype::kBf16}}) {
-    model.set_kv_dtype(engine);
+  for (ElementType dtype : {ElementType::F32, ElementType::BF16}) {
+    model.set_kv_dtype(dtype);
     ModelCache cache = model.new_cache((int)tokens.size());
     InferContext ctx(model);
     model.forward_cached(tokens.data(), (int)tokens.size(), cache, ctx, logits.data(), true);
     KvOptions opt;
-    opt.dtype = ledger, opt.context = (int64_t)tokens.size();
-    rows.push_back({cache_dtype_name(engine), (int)tokens.size(), cache.bytes_in_use(),
+    opt.dtype = dtype, opt.context = (int64_t)tokens.size();
+    rows.push_back({element_type_name(dtype), (int)tokens.size(), cache.bytes_in_use(),
                     kv_ledger(model.config().to_json(), opt).kv_bytes_at_context});
   }
   model.set_kv_dtype(saved);
@@ -31,7 +30,7 @@ std::string kv_bytes_text(const std::vector<KvBytesRow>& rows) {
   for (const KvBytesRow& r : rows)
     s += format("  cache bytes after {} tokens, {} (--kv-dtype {}): engine {}, ledger (llm0 kv "
                 "--dtype {}) {}{}\n", r.length, r.dtype, r.dtype, r.engine_bytes,
-                r.dtype == "f32" ? "fp32" : r.dtype, r.ledger_bytes,
+                element_type_ledger_name(parse_element_type(r.dtype)), r.ledger_bytes,
                 r.engine_bytes == r.ledger_bytes ? " (equal)" : " (DIFFERENT)");
   return s;
 }

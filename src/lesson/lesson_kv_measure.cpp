@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "config/attention_kind.h"
 #include "config/config_fields.h"
 #include "core/check.h"
 #include "ledger/kv_ledger.h"
@@ -51,8 +52,10 @@ json small_config_of_kind(const json& config) {
   const int64_t H = positive(c, "num_attention_heads", 1), Hkv = positive(c, "num_key_value_heads", H);
   c["vocab_size"] = 256, c["hidden_size"] = 64, c["max_position_embeddings"] = 64;
   c["num_attention_heads"] = 4;
-  if (c.contains("num_key_value_heads"))  // MHA stays MHA, MQA stays MQA, GQA keeps 2 groups
-    c["num_key_value_heads"] = Hkv >= H ? 4 : Hkv == 1 ? 1 : 2;
+  if (c.contains("num_key_value_heads")) {  // MHA stays MHA, MQA stays MQA, GQA keeps 2 groups
+    const AttentionKind kind = attention_kind_of(H, Hkv);
+    c["num_key_value_heads"] = kind == AttentionKind::kMHA ? 4 : kind == AttentionKind::kMQA ? 1 : 2;
+  }
   c["head_dim"] = 16;
   c["intermediate_size"] = 32;  // required by the engine even where every layer has experts
   c.erase("rope_scaling");      // positions do not change the bytes; the engine runs plain RoPE
@@ -86,7 +89,7 @@ json measure_kv_small_model(const json& config) {
     json rows = json::array();
     for (const KvBytesRow& r : measure_kv_bytes(model, tokens)) {
       KvOptions opt;
-      opt.dtype = r.dtype == "f32" ? KvDtype::kFp32 : KvDtype::kBf16, opt.context = r.length;
+      opt.dtype = parse_element_type(r.dtype), opt.context = r.length;
       const KvLedger l = kv_ledger(small, opt, "the small config");
       rows.push_back({{"dtype", r.dtype}, {"engine_bytes", r.engine_bytes},
                       {"ledger_bytes", l.total_bytes_at_context},

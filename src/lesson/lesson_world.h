@@ -72,11 +72,6 @@ TeachingWorld swapped(const TeachingWorld& w, int a, int b);
 /// llm0::Error when the world has no "swap_test" or `token` is not in its sentence (naming both).
 TeachingWorld with_asker(const TeachingWorld& w, const std::string& token);
 
-/// The same world with the swap test's query row (the "asker") at the first position of `token`;
-/// any row is allowed (a row before both swapped tokens sees no change: Δ = 0). Throws
-/// llm0::Error when the world has no "swap_test" or `token` is not in its sentence (naming both).
-TeachingWorld with_asker(const TeachingWorld& w, const std::string& token);
-
 /// The multi-head variant of a world with a "split_heads" field: H = split.count heads of
 /// d_head / count, head i taking columns [i·d_h, (i+1)·d_h) of head 0's W_Q, W_K and W_V
 /// (no sink logits, no swap test, no split). W_O is kept: its shape [H·d_head, d_model] is the same.

@@ -178,9 +178,10 @@ class Model {
   /// model holding BF16 inference weights.
   void set_bf16_products(bool on);
   bool bf16_products() const { return bf16_products_; }
-  /// Element type of the caches new_cache() makes (default float32).
-  void set_kv_dtype(CacheDtype dtype) { kv_dtype_ = dtype; }
-  CacheDtype kv_dtype() const { return kv_dtype_; }
+  /// Element type of the caches new_cache() makes (default float32). Throws llm0::Error for a
+  /// type no cache stores (check_cache_stores: f32 or bf16).
+  void set_kv_dtype(ElementType dtype) { check_cache_stores(dtype), kv_dtype_ = dtype; }
+  ElementType kv_dtype() const { return kv_dtype_; }
 
  private:
   void declare_params();
@@ -199,7 +200,7 @@ class Model {
   std::shared_ptr<uint16_t> bf16_store_;  // the BF16 matrices (use_bf16_weights), 64-byte aligned each
   size_t bf16_numel_ = 0;
   bool bf16_products_ = false;
-  CacheDtype kv_dtype_ = CacheDtype::F32;
+  ElementType kv_dtype_ = ElementType::F32;
   float *dembed_w_ = nullptr, *dpos_w_ = nullptr, *dhead_w_ = nullptr;
   // RoPE configs only: cos/sin of every position < max_position_embeddings, computed once at
   // construction (read-only after: contexts share it). Memory: max_position_embeddings ×

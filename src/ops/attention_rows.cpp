@@ -12,9 +12,9 @@ namespace llm0 {
 namespace {
 // The widening kernel of the chosen set: q·k reads one short row per key, so the avx512bf16
 // hi/lo split of q would double the instructions for no gain in bytes.
-Bf16Kernel widening_kernel() {
-  const Bf16Kernel k = bf16_kernel();
-  return k == Bf16Kernel::Avx512Bf16 ? Bf16Kernel::Avx512 : k;
+Isa widening_kernel() {
+  const Isa k = bf16_kernel();
+  return k == Isa::Avx512Bf16 ? Isa::Avx512 : k;
 }
 
 // The float32 rows: the same loops as the scalar BF16 kernels, on float32.
@@ -42,7 +42,7 @@ void weighted_rows_f32(float* out, const float* p, const float* const* rows, lon
 float attend_query_rows(float* out, const float* q, const KvRowSet& k, long k_off, const KvRowSet& v,
                         long v_off, int j0, int n, int D, int Dv, float scale, const float* sink,
                         float* s) {
-  const Bf16Kernel kern = widening_kernel();
+  const Isa kern = widening_kernel();
   if (k.bf16)
     bf16_dot_rows(s, k.bf16 + j0, k_off, n, q, D, kern);
   else

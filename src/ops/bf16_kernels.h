@@ -16,21 +16,23 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/cpu_features.h"
+
 namespace llm0 {
 
-/// The kernel sets.
-enum class Bf16Kernel { Scalar, Avx2, Avx512, Avx512Bf16 };
+// The kernel sets are the instruction-set levels (core/cpu_features.h's Isa, named by isa_name):
+// one set per level.
 
-/// "scalar", "avx2", "avx512", "avx512bf16" (the LLM0_KERNEL values; the same order as Isa).
-const char* bf16_kernel_name(Bf16Kernel k);
-/// Whether this CPU can run `k` (scalar: always).
-bool bf16_kernel_supported(Bf16Kernel k);
+/// Whether this CPU can run kernel set `k` (scalar: always). The sets need fewer features than
+/// cpu_supports(k) checks: avx2 needs AVX2 and FMA, avx512 AVX-512F, avx512bf16 AVX-512F and
+/// AVX512_BF16.
+bool bf16_kernel_supported(Isa k);
 /// The kernel in use: LLM0_KERNEL's level if set (read once), else the first supported of avx512,
 /// avx512bf16, avx2, scalar (the measured order: bf16_kernels.cpp).
 /// Throws llm0::Error if LLM0_KERNEL names an unknown level or one this CPU lacks.
-Bf16Kernel bf16_kernel();
+Isa bf16_kernel();
 /// Forces `k` for the rest of the process (tests). Throws llm0::Error if unsupported.
-void set_bf16_kernel(Bf16Kernel k);
+void set_bf16_kernel(Isa k);
 
 /// The vector x [I] in the form the chosen kernel reads: float32 as given, plus the hi/lo bf16
 /// split for avx512bf16. Prepare once per product, then dot it with every row.
@@ -38,9 +40,9 @@ struct Bf16Operand {
   const float* x = nullptr;    // [I]
   std::vector<uint16_t> hi, lo;  // [I] each (avx512bf16 only)
   int I = 0;
-  Bf16Kernel kernel = Bf16Kernel::Scalar;
+  Isa kernel = Isa::Scalar;
   /// Captures x (not copied: must outlive the operand) for kernel k.
-  void prepare(const float* x_in, int n, Bf16Kernel k);
+  void prepare(const float* x_in, int n, Isa k);
 };
 
 /// Σ_i bf16(w[i]) · x[i] over the operand's I entries, with the operand's kernel.
@@ -51,14 +53,14 @@ float bf16_dot(const uint16_t* w, const Bf16Operand& x);
 /// s[j] = Σ_i bf16(rows[j][off + i]) · q[i] for j < n (q·k for n keys; bound as bf16_dot's
 /// widening kernels, I = D).
 void bf16_dot_rows(float* s, const uint16_t* const* rows, long off, int n, const float* q, int D,
-                   Bf16Kernel k);
+                   Isa k);
 /// out[Dv] = Σ_{j<n} p[j] · bf16(rows[j][off .. off + Dv)) (the softmax-weighted sum of n value
 /// rows; float32 accumulation in j order per column: error <= n · 2^-24 · Σ_j |p_j v_j|).
 void bf16_weighted_rows(float* out, const float* p, const uint16_t* const* rows, long off, int n,
-                        int Dv, Bf16Kernel k);
+                        int Dv, Isa k);
 
 /// dst[n] = float32 of the bf16 bits src[n] (exact), with kernel k's instructions.
-void bf16_widen(float* dst, const uint16_t* src, long n, Bf16Kernel k);
+void bf16_widen(float* dst, const uint16_t* src, long n, Isa k);
 
 /// dst[n] = bf16 of src[n], round to nearest even (as float_to_bf16).
 void bf16_round(uint16_t* dst, const float* src, long n);
@@ -74,7 +76,7 @@ void weighted_rows_avx2(float* out, const float* p, const uint16_t* const* rows,
 void weighted_rows_avx512(float* out, const float* p, const uint16_t* const* rows, long off, int n, int Dv);
 void widen_avx2(float* dst, const uint16_t* src, long n);
 void widen_avx512(float* dst, const uint16_t* src, long n);
-bool cpu_has(Bf16Kernel k);
+bool cpu_has(Isa k);
 }  // namespace bf16_detail
 
 }  // namespace llm0

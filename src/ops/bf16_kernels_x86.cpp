@@ -15,14 +15,14 @@
 
 namespace llm0::bf16_detail {
 
-bool cpu_has(Bf16Kernel k) {
+bool cpu_has(Isa k) {
   __builtin_cpu_init();
   switch (k) {
-    case Bf16Kernel::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    case Bf16Kernel::Avx512: return __builtin_cpu_supports("avx512f");
-    case Bf16Kernel::Avx512Bf16:
+    case Isa::Avx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::Avx512: return __builtin_cpu_supports("avx512f");
+    case Isa::Avx512Bf16:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
-    case Bf16Kernel::Scalar: return true;
+    case Isa::Scalar: return true;
   }
   return false;
 }
@@ -179,7 +179,7 @@ __attribute__((target("avx512f,avx512bf16"))) float dot_avx512bf16(const uint16_
 #else  // not x86: only the scalar kernel exists; these are never called (cpu_has says no)
 
 namespace llm0::bf16_detail {
-bool cpu_has(Bf16Kernel k) { return k == Bf16Kernel::Scalar; }
+bool cpu_has(Isa k) { return k == Isa::Scalar; }
 float dot_avx2(const uint16_t*, const float*, int) { return 0.0f; }
 float dot_avx512(const uint16_t*, const float*, int) { return 0.0f; }
 float dot_avx512bf16(const uint16_t*, const uint16_t*, const uint16_t*, int) { return 0.0f; }

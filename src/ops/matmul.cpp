@@ -21,7 +21,7 @@ void linear_forward_bf16_panels(float* y, const float* x, const uint16_t* W, boo
                                 int I, int O) {
   const int P = std::max(16, std::min(256, (int)((1 << 17) / std::max(I, 1)) / 16 * 16));
   const int panels = (O + P - 1) / P;
-  const Bf16Kernel k = bf16_kernel();
+  const Isa k = bf16_kernel();
 #pragma omp parallel
   {
     std::vector<float> Wp((size_t)P * I);  // [P, I] float32 panel

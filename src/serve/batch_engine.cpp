@@ -164,7 +164,7 @@ BatchEngine::~BatchEngine() { delete impl_; }
 
 size_t BatchEngine::page_bytes(const Model& model, int page_size) {
   const PageNumbers n = page_numbers(model);
-  const size_t number = (size_t)cache_dtype_bytes(model.kv_dtype());
+  const size_t number = (size_t)element_bytes(model.kv_dtype(), 1);
   // One page: page_size tokens × the paged layers' K and V rows. Without paged layers the budget
   // unit is page_size tokens of the sliding layers' rows, or else one sequence's state.
   if (n.token > 0) return (size_t)page_size * n.token * number;

@@ -26,7 +26,7 @@ void check_ledger(const KvLedger& l) {
 // The ledger under a few option sets (defaults, another dtype and context, each --as kind).
 void ledgers(const std::string& path, bool must_work) {
   std::vector<KvOptions> options(4);
-  options[1].dtype = KvDtype::kFp32, options[1].context = 12345;
+  options[1].dtype = ElementType::F32, options[1].context = 12345;
   options[2].as = parse_kv_as("mqa"), options[2].context = 0;
   options[3].as = parse_kv_as("gqa:2");
   for (const KvOptions& opt : options) {

@@ -57,8 +57,8 @@ void print_ledger(const KvLedger& l) {
   print_row("heads", format("{} q heads, {} KV heads, head_dim {}{}", l.num_attention_heads,
                             l.num_key_value_heads, l.head_dim,
                             l.v_head_dim != l.head_dim ? format(" (V {})", l.v_head_dim) : ""));
-  print_row("dtype", format("{} ({} B per element)", kv_dtype_name(l.dtype),
-                            kv_dtype_bytes(l.dtype)));
+  print_row("dtype", format("{} ({} B per element)", element_type_ledger_name(l.dtype),
+                            element_bytes(l.dtype, 1)));
   print_layers(l);
   print_row("KV per token", bytes_text(l.kv_bytes_per_token));
   if (l.mla_expanded_bytes_per_token > 0)
@@ -72,7 +72,7 @@ void print_ledger(const KvLedger& l) {
   if (l.fixed_state_bytes > 0) {
     print_row("linear state", bytes_text(l.linear_state_bytes) + ", fp32");
     print_row("conv window", format("{}, {} ({} positions × {} channels per layer)",
-                                    bytes_text(l.conv_state_bytes), kv_dtype_name(l.dtype),
+                                    bytes_text(l.conv_state_bytes), element_type_ledger_name(l.dtype),
                                     l.conv_window_positions, l.conv_channels));
   }
   print_row("fixed state", bytes_text(l.fixed_state_bytes));
@@ -97,7 +97,7 @@ void run_kv(const KvArgs& a) {
     LLM0_CHECK(a.context >= 0, "--context must be >= 0 tokens, got {}", a.context);
     opt.context = a.context;
   }
-  opt.dtype = parse_kv_dtype(a.dtype);
+  opt.dtype = parse_element_type(a.dtype);
   if (!a.as.empty()) opt.as = parse_kv_as(a.as);
   std::vector<KvLedger> ledgers;
   std::vector<nlohmann::json> measured;

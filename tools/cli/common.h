@@ -73,7 +73,7 @@ inline void add_dtype_options(CLI::App* cmd, InferDtypes& d) {
          "f32), f32, or bf16 (F32 checkpoints rounded to nearest even)")
       ->check(CLI::IsMember({"auto", "f32", "bf16"}));
   cmd->add_option_function<std::string>(
-         "--kv-dtype", [&d](const std::string& s) { d.kv = parse_cache_dtype(s); },
+         "--kv-dtype", [&d](const std::string& s) { d.kv = parse_element_type(s); },
          "Cached K/V (and MLA latents): f32 or bf16 (default bf16 with bf16 weights, else f32)")
       ->check(CLI::IsMember({"f32", "bf16"}));
 }

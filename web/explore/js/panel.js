@@ -1,5 +1,7 @@
 // A panel: one experiment of a page, with its heading, its body, an error slot and its provenance
 // line (the course's 数字口径: where the numbers come from and the `llm0` command that prints them).
+// opts: id, title and intro (i18n keys, their {placeholders} filled from opts.vars), wide,
+// provenance and command (the provenance line).
 // load(promise, render) shows "computing…", then render(data), or the API's error in the panel.
 (function (x) {
   "use strict";
@@ -9,8 +11,8 @@
     var error = x.el("div", {class: "panel-error", role: "alert", hidden: true});
     var prov = x.el("p", {class: "provenance"});
     var node = x.el("section", {class: "panel" + (opts.wide ? " wide" : ""), id: opts.id},
-      x.el("h2", {text: x.t(opts.title)}),
-      opts.intro ? x.el("p", {class: "intro", text: x.t(opts.intro)}) : null,
+      x.el("h2", {text: x.t(opts.title, opts.vars)}),
+      opts.intro ? x.el("p", {class: "intro", text: x.t(opts.intro, opts.vars)}) : null,
       body, error, prov);
     parent.appendChild(node);
 

@@ -5,8 +5,8 @@
 (function (x) {
   "use strict";
   x.widgets = x.widgets || {};
-  x.widgets.convexCheck = function (parent) {
-    var st = x.state.swap = x.state.swap || {step: 3, asker: "给了"};
+  x.widgets.convexCheck = function (parent, info) {
+    var st = x.state.swap = x.state.swap || {step: 3, asker: info.default_asker};
     var panel = x.panel(parent, {id: "convex", title: "rv.convex.title", intro: "rv.convex.intro",
       provenance: "rv.convex.prov", command: "llm0 lesson attention --asker " + st.asker});
     panel.load(x.api("lesson/attention", {asker: st.asker}), function (d) {

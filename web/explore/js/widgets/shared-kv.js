@@ -5,10 +5,10 @@
 (function (x) {
   "use strict";
   x.widgets = x.widgets || {};
-  x.widgets.sharedKv = function (parent) {
+  x.widgets.sharedKv = function (parent, info) {
     var panel = x.panel(parent, {id: "shared-kv", title: "rv.skv.title", intro: "rv.skv.intro",
       provenance: "rv.skv.prov", command: "llm0 lesson attention"});
-    panel.load(x.api("lesson/attention", {asker: "给了"}), function (d) {
+    panel.load(x.api("lesson/attention", {asker: info.default_asker}), function (d) {
       var a = d.shared_kv;
       panel.body.appendChild(x.el("p", {text: x.t("rv.skv.setup", {layers: a.layers, heads: a.kv_heads,
         dim: a.head_dim, tokens: a.tokens})}));

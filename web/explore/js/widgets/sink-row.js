@@ -12,10 +12,10 @@
       }), extra)));
   }
   x.widgets = x.widgets || {};
-  x.widgets.sinkRow = function (parent) {
+  x.widgets.sinkRow = function (parent, info) {
     var panel = x.panel(parent, {id: "sink", title: "rv.sink.title", intro: "rv.sink.intro",
       provenance: "rv.sink.prov", command: "llm0 lesson attention"});
-    panel.load(x.api("lesson/attention", {asker: "给了"}), function (d) {
+    panel.load(x.api("lesson/attention", {asker: info.default_asker}), function (d) {
       var s = d.figures.sink_row, n = s.scores.length, labels = d.tokens.slice(0, n);
       panel.body.appendChild(x.el("p", {text: x.t("rv.sink.scores", {row: s.row,
         scores: s.scores.map(function (v) { return v.toFixed(2); }).join(", ")})}));

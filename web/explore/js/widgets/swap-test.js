@@ -9,7 +9,7 @@
 
   x.widgets = x.widgets || {};
   x.widgets.swapTest = function (parent, info, onAsker) {
-    var st = x.state.swap = x.state.swap || {step: 3, asker: "给了"};
+    var st = x.state.swap = x.state.swap || {step: 3, asker: info.default_asker};
     var panel = x.panel(parent, {id: "swap-test", title: "rv.swap.title", intro: "rv.swap.intro"});
     var setProv = function () {
       panel.provenance("rv.swap.prov", "llm0 lesson attention --asker " + st.asker);

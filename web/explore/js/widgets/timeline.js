@@ -26,22 +26,23 @@
   var pct = function (v) { return x.fmtPct(v); };
 
   x.widgets = x.widgets || {};
-  x.widgets.timelineTraining = function (parent) {
+  x.widgets.timelineTraining = function (parent, info) {
     var panel = x.panel(parent, {id: "timeline-training", title: "tl.training.title", intro: "tl.training.intro",
       provenance: "tl.training.prov", command: "llm0 lesson attention"});
-    var a = x.api("lesson/attention", {asker: "给了"});
+    var asker = info.default_asker;
+    var a = x.api("lesson/attention", {asker: asker});
     var f = function (fn) { return numbers(a, function (d) { return fn(d.figures, d); }); };
     panel.body.appendChild(x.el("ol", {class: "timeline"},
       entry("rnn", "rnn", null),
       entry("bahdanau", "bahdanau", null),
       entry("qkv", "qkv", f(function (g, d) {
-        return x.t("tl.qkv.num", {emb: g.by_embedding_cosine.map(function (e) { return e.token; }).join(" > "),
+        return x.t("tl.qkv.num", {asker: asker, emb: g.by_embedding_cosine.map(function (e) { return e.token; }).join(" > "),
           qk: g.by_qk_score.map(function (e) { return e.token; }).join(" > "), ck: d.swap_test.cos_k.toFixed(3)});
       })),
       entry("scale", "scale", f(function (g, d) {
-        return x.t("tl.scale.num", {p: pct(g.unmasked[g.unmasked.length - 1]), who: d.tokens[d.tokens.length - 1]});
+        return x.t("tl.scale.num", {asker: asker, p: pct(g.unmasked[g.unmasked.length - 1]), who: d.tokens[d.tokens.length - 1]});
       })),
-      entry("mask", "mask", f(function (g) { return x.t("tl.mask.num", {a: pct(g.causal[2]), b: pct(g.causal[0])}); })),
+      entry("mask", "mask", f(function (g) { return x.t("tl.mask.num", {asker: asker, a: pct(g.causal[2]), b: pct(g.causal[0])}); })),
       entry("rope", "rope", null),
       entry("heads", "heads", f(function (g) {
         return g.split.map(function (s) { return x.t("tl.heads.num", {h: s.head, p: pct(s.weight), tok: s.token}); }).join("; ");
