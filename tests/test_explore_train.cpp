@@ -8,6 +8,7 @@
 
 #include "explore/explore_export.h"
 #include "explore/json_body.h"
+#include "explore/explore_routes.h"
 #include "explore/train_command.h"
 #include "explore/train_corpora.h"
 #include "explore/train_events.h"

@@ -73,6 +73,7 @@ class ExploreApi {
   /// Each calling thread adopts, once, the OpenMP thread count the constructing thread had
   /// (`--threads`; adopt_num_threads: OpenMP's setting is per thread, and the HTTP threads would
   /// otherwise start with all cores).
+  /// Defined with the endpoint table, in explore_routes.cpp.
   ApiResponse handle(const ApiRequest& request);
 
   /// Requests inside handle() now, on all threads (tests observe concurrency with it).
@@ -157,12 +158,6 @@ class ExploreApi {
   ChildSupervisor children_;  // last: destroyed first (a running training checkpoints and ends)
 };
 
-/// The methods API path `path` (/explore/api/...) takes: "GET, HEAD", "POST" or "GET, HEAD, POST"
-/// (the Allow header's value), or "" for no such endpoint. The HTTP server checks it before
-/// reading any body.
-std::string api_allowed_methods(const std::string& path);
-/// Whether `method` is one of `allow` (a value of api_allowed_methods, or "GET, HEAD" for pages).
-bool method_allowed(const std::string& method, const std::string& allow);
 
 /// Names of the shipped reference configs (configs/reference/NAME.json), sorted.
 std::vector<std::string> reference_config_names();

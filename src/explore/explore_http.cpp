@@ -7,6 +7,7 @@
 
 #include "explore/explore_assets.h"
 #include "explore/explore_handlers.h"
+#include "explore/explore_routes.h"
 #include "explore/train_events.h"
 
 namespace llm0::explore {

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include "explore/explore_http.h"
+#include "explore/explore_routes.h"
 #include "http/framing.h"
 
 namespace llm0::explore {

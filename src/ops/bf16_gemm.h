@@ -17,14 +17,9 @@
 #include <span>
 #include <vector>
 
-namespace llm0 {
+#include "ops/bf16_operand.h"
 
-/// A float32 matrix operand read through strides: element (r, k) is p[r * rs + k * ks]
-/// (row-major [R, K]: rs = K, ks = 1; its transpose [K, R] seen as [R, K]: rs = 1, ks = R).
-struct GemmOperand {
-  const float* p = nullptr;
-  long rs = 0, ks = 1;
-};
+namespace llm0 {
 
 /// C[M, N] = (accumulate ? C : 0) + Σ_k bf16(A(m, k)) · bf16(B(n, k)), float32 accumulation
 /// (the order above). C row-major with row stride ldc. Threads (OpenMP) split the tiles; each
@@ -48,9 +43,6 @@ struct GemmOut {
 /// rounded and packed once and the tiles of every product share one parallel loop. Each C gets
 /// the bits one gemm_bf16 call would give it.
 void gemm_bf16_shared_a(GemmOperand A, int M, int K, std::span<const GemmOut> outs);
-
-/// Columns per packed B panel (the tile width): PackedB column offsets are multiples of it.
-inline constexpr int kBf16PanelCols = 32;
 
 /// A B operand [N, K] rounded and packed once for several products that read ranges of it
 /// (attention's keys and values, packed per head instead of per block of query rows): panels of

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "ops/bf16_gemm.h"
+#include "ops/bf16_operand.h"
 
 namespace llm0::bf16_gemm_detail {
 

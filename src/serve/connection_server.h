@@ -30,21 +30,9 @@
 #include <functional>
 #include <string>
 
-namespace llm0::serve {
+#include "serve/connection_limits.h"
 
-struct ConnectionLimits {
-  int max_connections = 96;       // connections served at once (>= 1), one HTTP thread each
-  double request_timeout_s = 30;  // to receive one request's headers and body (> 0)
-  double reading_grace_s = 1;     // at the cap, a request still arriving after this long makes
-                                  // room for a new connection (>= 0)
-  int read_timeout_s = 10;        // one read (> 0)
-  int write_timeout_s = 10;       // one write (> 0)
-  int keep_alive_timeout_s = 5;   // an idle keep-alive connection waits this long for a request
-  int keep_alive_max_requests = 1000;  // requests per connection before it is closed (>= 1;
-                                       // nginx's keepalive_requests; httplib's own default is 5)
-  std::string command = "llm0 serve";  // whose options set these limits, named in 408 messages
-                                       // ("" = fixed limits: no option named)
-};
+namespace llm0::serve {
 
 /// What the overflow path answers besides 503 (called on the overflow thread).
 struct OverflowRoutes {

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "serve/connection_server.h"
 
 namespace llm0::serve {
 

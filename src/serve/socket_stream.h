@@ -12,9 +12,9 @@
 #include <chrono>
 #include <string>
 
-namespace llm0::serve {
+#include "serve/connection_limits.h"
 
-struct ConnectionLimits;
+namespace llm0::serve {
 
 /// poll() on one descriptor, EINTR retried: the revents, 0 on timeout, POLLERR on failure.
 int poll_one(int fd, short events, int timeout_ms);
