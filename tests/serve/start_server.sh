@@ -34,3 +34,14 @@ start_server() {
   done
   die "$name: no 'listening on' line"
 }
+
+# train_tokenizer LINE: a 300-token byte-level BPE in $WORK/tokenizer.json, trained on 30 numbered
+# lines about a cat and a dog and the script's own LINE (the scripts' tiny models read it).
+train_tokenizer() {
+  for i in $(seq 1 30); do
+    echo "The cat sat on the mat number $i. A dog ran to the park and back again, twice."
+    echo "$1"
+  done > "$WORK/corpus.txt"
+  "$LLM0" tokenizer train --data "$WORK/corpus.txt" --vocab-size 300 --output "$WORK/tokenizer.json" >/dev/null ||
+    die "tokenizer train failed"
+}

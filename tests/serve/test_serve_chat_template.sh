@@ -15,12 +15,7 @@ LLM0=$1
 TEST_NAME=test_serve_chat_template
 source "$(dirname "$0")/start_server.sh"
 
-for i in $(seq 1 30); do
-  echo "The cat sat on the mat number $i. A dog ran to the park and back again, twice."
-  echo "Servers answer requests; templates turn a conversation into one prompt."
-done > "$WORK/corpus.txt"
-"$LLM0" tokenizer train --data "$WORK/corpus.txt" --vocab-size 300 --output "$WORK/tokenizer.json" >/dev/null ||
-  die "tokenizer train failed"
+train_tokenizer "Servers answer requests; templates turn a conversation into one prompt."
 cat > "$WORK/model.json" <<JSON
 {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 300, "hidden_size": 48,
  "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,

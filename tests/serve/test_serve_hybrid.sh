@@ -12,12 +12,7 @@ LLM0=$1
 TEST_NAME=test_serve_hybrid
 source "$(dirname "$0")/start_server.sh"
 
-for i in $(seq 1 30); do
-  echo "The cat sat on the mat number $i. A dog ran to the park and back again, twice."
-  echo "Servers answer requests; states hold what every layer remembers of a prompt."
-done > "$WORK/corpus.txt"
-"$LLM0" tokenizer train --data "$WORK/corpus.txt" --vocab-size 300 --output "$WORK/tokenizer.json" >/dev/null ||
-  die "tokenizer train failed"
+train_tokenizer "Servers answer requests; states hold what every layer remembers of a prompt."
 cat > "$WORK/hybrid.json" <<JSON
 {"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next", "vocab_size": 300,
  "hidden_size": 48, "intermediate_size": 80, "num_hidden_layers": 3, "layer_types":
